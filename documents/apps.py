@@ -1,0 +1,8 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class DocumentsConfig(AppConfig):
+    name = "documents"
+    verbose_name = "Documents"

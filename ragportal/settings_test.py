@@ -1,0 +1,20 @@
+"""Settings for the test suite: the real settings, pointed at a throw-away data directory.
+
+Environment defaults are set before the real settings are read, so tests never
+touch ``var/`` and never see a developer's cloud keys.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+os.environ.setdefault("SECRET_KEY", "test-secret-key")
+os.environ["RAGPORTAL_DATA_DIR"] = tempfile.mkdtemp(prefix="ragportal-test-")
+os.environ["RAG_PROVIDER"] = "extractive"
+for _key in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_BASE_URL", "GEMINI_BASE_URL", "DATABASE_URL", "CHROMA_HOST"):
+    os.environ.pop(_key, None)
+
+from ragportal.settings import *  # noqa: E402,F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
