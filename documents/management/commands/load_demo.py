@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management.base import BaseCommand
+
+from documents.importing import ImportReport, import_file, supported_files
+from documents.roles import OWNERS_GROUP, REVIEWERS_GROUP
+
+DEMO_DIR = Path(settings.BASE_DIR) / "documents" / "demo_corpus"
+NOT_DOCUMENTS = {"ATTRIBUTION.md"}
+
+# Demo logins for a laptop; never used outside `make run`.
+DEMO_USERS = [
+    # username, password, groups, is_staff, is_superuser, role
+    ("employee", "employee-demo-pass", [], False, False, "社員 / employee"),
+    ("owner", "owner-demo-pass", [OWNERS_GROUP], True, False, "文書オーナー / document owner"),
+    ("reviewer", "reviewer-demo-pass", [REVIEWERS_GROUP], True, False, "レビュアー / reviewer (admin queue)"),
+    ("admin", "admin-demo-pass", [], True, True, "管理者 / admin"),
+]
+
+
+class Command(BaseCommand):
+    help = "Create the demo users and import the demo corpus (idempotent: safe to run on every `make run`)."
+
+    def handle(self, *args: object, **options: object) -> None:
+        User = get_user_model()
+        for username, password, groups, is_staff, is_superuser, _role in DEMO_USERS:
+            user, created = User.objects.get_or_create(username=username)
+            if created:
+                user.set_password(password)
+                user.is_staff, user.is_superuser = is_staff, is_superuser
+                user.save()
+            for name in groups:
+                user.groups.add(Group.objects.get_or_create(name=name)[0])
+        owner = User.objects.get(username="owner")
+
+        restricted = json.loads((DEMO_DIR / "groups.json").read_text("utf-8")) if (DEMO_DIR / "groups.json").exists() else {}
+        report = ImportReport()
+        # Older versions first, so the current file ends up as the live version.
+        history = DEMO_DIR / "history"
+        for path in supported_files(DEMO_DIR):
+            if path.name in NOT_DOCUMENTS:
+                continue
+            groups = [Group.objects.get_or_create(name=n)[0] for n in restricted.get(path.name, [])]
+            older = sorted((history / path.name).glob("v*")) if (history / path.name).is_dir() else []
+            from documents.models import Document
+
+            if not Document.objects.filter(filename=path.name).exists():
+                for old in older:
+                    import_file(old, owner=owner, groups=groups, report=ImportReport(), filename=path.name)
+            import_file(path, owner=owner, groups=groups, report=report)
+
+        self.stdout.write(
+            f"demo corpus: {len(report.created)} created, {len(report.updated)} updated, "
+            f"{len(report.unchanged)} unchanged, {len(report.failed)} failed"
+        )
+        for name, reason in report.failed:
+            self.stderr.write(f"  failed {name}: {reason}")
+        self.stdout.write("\nDemo logins (http://127.0.0.1:8000/):")
+        for username, password, _groups, _s, _su, role in DEMO_USERS:
+            self.stdout.write(f"  {username:9} / {password:20} {role}")

@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from documents.models import Document
+from documents.services import document_reindex
+
+
+class Command(BaseCommand):
+    help = "Re-index documents (all, or the given ids): the live version keeps answering meanwhile."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("ids", nargs="*", type=int)
+        parser.add_argument("--all", action="store_true")
+
+    def handle(self, *args: object, **options: object) -> None:
+        ids = options["ids"]
+        if bool(ids) == bool(options["all"]):
+            raise CommandError("give document ids or --all (not both)")
+        documents = Document.objects.all() if options["all"] else Document.objects.filter(pk__in=ids)
+        missing = set(ids or []) - set(documents.values_list("pk", flat=True))
+        if missing:
+            raise CommandError(f"no document with id {', '.join(map(str, sorted(missing)))}")
+        failed = 0
+        for document in documents.order_by("pk"):
+            document_reindex(document=document)
+            document.refresh_from_db()
+            self.stdout.write(f"{document.status:8} {document.filename} {document.status_message}")
+            failed += document.status == Document.Status.FAILED
+        if failed:
+            raise CommandError(f"{failed} document(s) failed to re-index")

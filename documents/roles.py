@@ -1,0 +1,14 @@
+"""Roles are Django groups: every signed-in user is an employee; owners upload; reviewers review."""
+
+from __future__ import annotations
+
+OWNERS_GROUP = "owners"
+REVIEWERS_GROUP = "reviewers"
+
+
+def is_owner(user) -> bool:  # noqa: ANN001 - any user object, including AnonymousUser
+    return bool(user.is_authenticated and (user.is_staff or user.groups.filter(name=OWNERS_GROUP).exists()))
+
+
+def is_reviewer(user) -> bool:  # noqa: ANN001
+    return bool(user.is_authenticated and (user.is_superuser or user.groups.filter(name=REVIEWERS_GROUP).exists()))

@@ -1,0 +1,47 @@
+"""Reads that enforce who may see which document."""
+
+from __future__ import annotations
+
+from django.db.models import Q, QuerySet
+from django.http import Http404
+
+from documents.models import Document
+from documents.roles import is_owner
+
+
+def visible_documents(user) -> QuerySet[Document]:  # noqa: ANN001
+    """Documents ``user`` may read: no groups (everyone signed in), one of their groups, or their own.
+
+    Superusers see everything. Anonymous users see nothing.
+    """
+    if not user.is_authenticated:
+        return Document.objects.none()
+    if user.is_superuser:
+        return Document.objects.all()
+    visible = Q(groups__isnull=True) | Q(groups__in=user.groups.all()) | Q(owner=user)
+    return Document.objects.filter(pk__in=Document.objects.filter(visible).values("pk"))
+
+
+def searchable_version_ids(user, *, document_id: int | None = None) -> list[int]:  # noqa: ANN001
+    """Live version ids of the documents ``user`` may read (optionally one document)."""
+    qs = visible_documents(user).filter(live_version__isnull=False)
+    if document_id is not None:
+        qs = qs.filter(pk=document_id)
+    return list(qs.values_list("live_version_id", flat=True))
+
+
+def manageable_documents(user) -> QuerySet[Document]:  # noqa: ANN001
+    """Documents ``user`` may change: their own, or all for staff."""
+    if not is_owner(user):
+        return Document.objects.none()
+    if user.is_staff:
+        return Document.objects.all()
+    return Document.objects.filter(owner=user)
+
+
+def get_document_for_manager(user, pk: int) -> Document:  # noqa: ANN001
+    """The document ``pk`` if ``user`` may change it, else 404 (no hint that it exists)."""
+    try:
+        return manageable_documents(user).get(pk=pk)
+    except Document.DoesNotExist:
+        raise Http404("No such document") from None

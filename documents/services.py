@@ -1,0 +1,212 @@
+"""Document workflows: ingest (upload or replace), index, re-index, delete.
+
+The reader-side guarantee: a document's live version changes only after the
+new version is fully indexed in both indexes; any failure before that leaves
+the old version live and answering, and marks the document failed with the reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterable
+from pathlib import PurePath
+
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from documents.chunking import chunk_document
+from documents.embeddings import EMBEDDING_MODEL_NAME
+from documents.indexing import IndexItem, index_items, remove_versions
+from documents.keyword_index import live_keyword_index
+from documents.models import Chunk, Document, DocumentVersion
+from documents.parsing import ParseError, parse_file
+from documents.vectorstore import DenseIndex, live_collection
+
+log = logging.getLogger(__name__)
+
+
+def _dense() -> DenseIndex:
+    return DenseIndex(live_collection())
+
+
+def _clean_filename(filename: str) -> str:
+    name = PurePath(filename.replace("\\", "/")).name.strip()
+    if not name or name in {".", ".."}:
+        raise ValidationError(_("ファイル名が正しくありません。"), code="bad_filename")
+    return name[:255]
+
+
+def _parse(filename: str, data: bytes):  # noqa: ANN202
+    try:
+        return parse_file(filename, data, max_bytes=settings.RAG_MAX_UPLOAD_MB * 1024 * 1024)
+    except ParseError as exc:
+        raise ValidationError(exc.user_message, code=exc.code) from exc
+
+
+def document_ingest(
+    *,
+    owner,  # noqa: ANN001
+    filename: str,
+    data: bytes,
+    title: str = "",
+    groups: Iterable[Group] | None = None,
+    document: Document | None = None,
+) -> Document:
+    """Upload a new document, or (with ``document``) a new version of an existing one.
+
+    Raises ``ValidationError`` with a message for the uploader on bad input
+    (empty, unsupported, too large, no text layer, corrupt, undecodable, a file
+    name another document already uses); nothing is stored then. A file
+    byte-identical to the latest version creates no new version. Indexing runs
+    through the tasks API; with the immediate backend it has finished on return.
+    """
+    filename = _clean_filename(filename)
+    parsed = _parse(filename, data)
+    sha256 = hashlib.sha256(data).hexdigest()
+
+    with transaction.atomic():
+        if document is None:
+            if Document.objects.filter(filename__iexact=filename).exists():
+                raise ValidationError(
+                    _("「%(name)s」という名前の文書は既にあります。新しい版として差し替えるか、別の名前にしてください。")
+                    % {"name": filename},
+                    code="duplicate_filename",
+                )
+            document = Document.objects.create(
+                title=(title or _title_from(parsed.text, filename))[:255], filename=filename, owner=owner
+            )
+        else:
+            document = Document.objects.select_for_update().get(pk=document.pk)
+            latest = document.versions.order_by("-number").first()
+            if latest is not None and latest.sha256 == sha256:
+                return document
+            if title:
+                document.title = title[:255]
+        if groups is not None:
+            document.groups.set(groups)
+
+        number = (document.versions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
+        version = DocumentVersion(
+            document=document,
+            number=number,
+            original_name=filename,
+            sha256=sha256,
+            size=len(data),
+            encoding=parsed.encoding,
+            text=parsed.text,
+            uploaded_by=owner,
+        )
+        version.file.save(filename, ContentFile(data), save=False)
+        version.save()
+        spans = chunk_document(parsed, max_chars=settings.RAG_CHUNK_SIZE, overlap=settings.RAG_CHUNK_OVERLAP)
+        Chunk.objects.bulk_create(
+            Chunk(
+                version=version,
+                document=document,
+                ordinal=s.ordinal,
+                heading_path=s.heading_path[:500],
+                text=s.text,
+                start=s.start,
+                end=s.end,
+            )
+            for s in spans
+        )
+        document.status = Document.Status.PENDING
+        document.status_message = ""
+        document.save(update_fields=["title", "status", "status_message", "updated_at"])
+
+    from documents.tasks import index_version_task
+
+    index_version_task.enqueue(version.pk)
+    document.refresh_from_db()
+    return document
+
+
+def _title_from(text: str, filename: str) -> str:
+    for line in text.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if line:
+            return line[:200]
+    return filename
+
+
+def _items(version: DocumentVersion) -> list[IndexItem]:
+    return [
+        IndexItem(
+            chunk_id=c.pk,
+            document_id=version.document_id,
+            version_id=version.pk,
+            heading_path=c.heading_path,
+            text=c.text,
+            title=version.document.title,
+        )
+        for c in version.chunks.order_by("ordinal")
+    ]
+
+
+def version_index(*, version: DocumentVersion) -> None:
+    """Index ``version`` and make it live; on failure keep the old live version and record why."""
+    document = version.document
+    Document.objects.filter(pk=document.pk).update(status=Document.Status.INDEXING, status_message="")
+    dense, keyword = _dense(), live_keyword_index()
+    items = _items(version)
+    try:
+        if not items:
+            raise ValueError(_("索引にする本文がありません。"))
+        index_items(items, dense=dense, keyword=keyword)
+    except Exception as exc:  # any failure: the live version must keep answering
+        log.exception("indexing %s failed", version)
+        if document.live_version_id != version.pk:
+            try:
+                remove_versions([version.pk], dense=dense, keyword=keyword)
+            except Exception:  # noqa: BLE001 - best effort; the entries are filtered out by version anyway
+                log.exception("cleanup after failed indexing of %s failed", version)
+        message = _("索引の作成に失敗しました: %(reason)s") % {"reason": str(exc) or exc.__class__.__name__}
+        DocumentVersion.objects.filter(pk=version.pk).update(error=message)
+        Document.objects.filter(pk=document.pk).update(status=Document.Status.FAILED, status_message=message)
+        return
+
+    with transaction.atomic():
+        document = Document.objects.select_for_update().get(pk=document.pk)
+        old_version_id = document.live_version_id
+        document.live_version = version
+        document.status = Document.Status.READY
+        document.status_message = ""
+        document.save(update_fields=["live_version", "status", "status_message", "updated_at"])
+        DocumentVersion.objects.filter(pk=version.pk).update(
+            indexed_at=timezone.now(), embedding_model=EMBEDDING_MODEL_NAME, error=""
+        )
+    if old_version_id and old_version_id != version.pk:
+        remove_versions([old_version_id], dense=dense, keyword=keyword)
+
+
+def document_reindex(*, document: Document) -> None:
+    """Re-embed the live version in place (same chunk ids: readers see old or new, never none).
+
+    A document whose latest version failed is retried from that version instead.
+    """
+    latest = document.versions.order_by("-number").first()
+    if latest is None:
+        raise ValidationError(_("この文書にはまだ版がありません。"), code="no_version")
+    from documents.tasks import index_version_task
+
+    index_version_task.enqueue(latest.pk)
+
+
+def document_delete(*, document: Document) -> None:
+    """Remove the document from both indexes, then from the database (with its files)."""
+    version_ids = list(document.versions.values_list("pk", flat=True))
+    remove_versions(version_ids, dense=_dense(), keyword=live_keyword_index())
+    files = [v.file for v in document.versions.all()]
+    document.delete()
+    for f in files:
+        try:
+            f.delete(save=False)
+        except OSError:
+            log.warning("could not delete file %s", f.name)

@@ -1,0 +1,266 @@
+"""Owner pages: upload, list, detail (versions and chunks), replace, re-index, delete.
+
+Thin HTMX views over ``documents.services``, the same services the API and
+the management commands call. Access:
+
+- anonymous users are sent to the login page (``@login_required``);
+- the list and upload pages need the owner role (``owners`` group or staff),
+  anyone else signed in gets 403;
+- a document is reached only through ``_get_document_for_owner``: the owner's
+  own, or any for staff; everything else is a 404, so its existence is not revealed.
+
+Every form works as a plain POST (redirect after success, the page again with
+HTTP 400 on bad input) and, with HTMX, swaps only the form fragment (also 400
+on bad input; the forms opt in to swapping that response).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from functools import wraps
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect, HttpResponseClientRefresh
+
+from documents.forms import DocumentUploadForm, VersionUploadForm, read_upload
+from documents.models import Chunk, Document, DocumentVersion
+from documents.roles import is_owner
+from documents.selectors import get_document_for_manager, manageable_documents
+from documents.services import document_delete, document_ingest, document_reindex
+from qa.models import Answer
+from verification.queue import documents_needing_fix
+
+# How many "needs a document fix" answers a page lists at most.
+FIX_NOTICE_LIMIT = 50
+
+
+def owner_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """403 for a signed-in user without the owner role; put it under ``@login_required``."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not is_owner(request.user):
+            raise PermissionDenied
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _get_document_for_owner(request: HttpRequest, pk: int) -> Document:
+    """The document if the user may change it (owner or staff), else 404."""
+    return get_document_for_manager(request.user, pk)
+
+
+def _redirect(request: HttpRequest, url: str) -> HttpResponse:
+    # An HTMX request that succeeded leaves the page: the browser navigates, not swaps.
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+def _announce(request: HttpRequest, document: Document, *, new_version: bool) -> None:
+    """Tell the uploader what became of their file (indexed, still indexing, failed, or nothing new)."""
+    if not new_version:
+        messages.info(request, _("内容が最新の版と同じため、新しい版は作成しませんでした。"))
+    elif document.status == Document.Status.FAILED:
+        messages.error(request, document.status_message or _("索引の作成に失敗しました。"))
+    elif document.status == Document.Status.READY:
+        messages.success(request, _("「%(name)s」を登録し、検索できるようにしました。") % {"name": document.filename})
+    else:
+        messages.info(request, _("「%(name)s」を受け付けました。索引を作成しています。") % {"name": document.filename})
+
+
+def _fix_notices(user: Any, documents: Iterable[Document]) -> dict[int, list[Answer]]:
+    """Answers needing a document fix (``verification.queue``'s rule), grouped by the shown document they name.
+
+    An answer names a document through a citation (its row or its file name), the
+    document the question was restricted to, or its retrieved snapshot.
+    """
+    by_name = {d.filename: d.pk for d in documents}
+    if not by_name:
+        return {}
+    shown = set(by_name.values())
+    answers = (
+        documents_needing_fix(user).prefetch_related("citations").select_related("restricted_document")[:FIX_NOTICE_LIMIT]
+    )
+    notices: dict[int, list[Answer]] = defaultdict(list)
+    for answer in answers:
+        ids: set[int] = set()
+        for citation in answer.citations.all():
+            if citation.document_id:
+                ids.add(citation.document_id)
+            if citation.filename in by_name:
+                ids.add(by_name[citation.filename])
+        if answer.restricted_document_id:
+            ids.add(answer.restricted_document_id)
+        for item in answer.retrieved or []:
+            if isinstance(item, dict) and item.get("filename") in by_name:
+                ids.add(by_name[item["filename"]])
+        for pk in ids & shown:
+            notices[pk].append(answer)
+    return dict(notices)
+
+
+# --- list and upload ------------------------------------------------------------
+
+
+@login_required
+@owner_required
+@require_GET
+def document_list(request: HttpRequest) -> HttpResponse:
+    """The user's documents (staff: all) with their status and any "needs a fix" answers."""
+    documents = list(
+        manageable_documents(request.user)
+        .select_related("owner", "live_version")
+        .prefetch_related("groups")
+        .order_by("filename")
+    )
+    notices = _fix_notices(request.user, documents)
+    rows = [{"document": d, "fixes": notices.get(d.pk, [])} for d in documents]
+    return render(
+        request,
+        "documents/list.html",
+        {"rows": rows, "fix_count": sum(len(r["fixes"]) for r in rows)},
+    )
+
+
+@login_required
+@owner_required
+@require_http_methods(["GET", "POST"])
+def document_upload(request: HttpRequest) -> HttpResponse:
+    """Upload a new document; bad input comes back in the form (HTTP 400) and nothing is stored."""
+    if request.method == "POST":
+        form = DocumentUploadForm(request.POST, request.FILES)
+        if form.is_valid():
+            uploaded = form.cleaned_data["file"]
+            try:
+                document = document_ingest(
+                    owner=request.user,
+                    filename=uploaded.name,
+                    data=read_upload(uploaded),
+                    title=form.cleaned_data["title"],
+                    groups=form.cleaned_data["groups"],
+                )
+            except ValidationError as exc:
+                form.add_error("file", exc)
+            else:
+                _announce(request, document, new_version=True)
+                return _redirect(request, reverse("documents:detail", args=[document.pk]))
+        context = {"form": form, "max_mb": settings.RAG_MAX_UPLOAD_MB}
+        if request.htmx:
+            return render(request, "documents/partials/_upload_form.html", context, status=400)
+        return render(request, "documents/upload.html", context, status=400)
+    return render(request, "documents/upload.html", {"form": DocumentUploadForm(), "max_mb": settings.RAG_MAX_UPLOAD_MB})
+
+
+# --- one document ---------------------------------------------------------------
+
+
+def _detail_context(request: HttpRequest, document: Document, replace_form: VersionUploadForm) -> dict[str, Any]:
+    versions = list(document.versions.select_related("uploaded_by").order_by("-number"))
+    # The chunks readers get: the live version's, or (before anything went live) the latest attempt's.
+    shown: DocumentVersion | None = next((v for v in versions if v.pk == document.live_version_id), None)
+    if shown is None and versions:
+        shown = versions[0]
+    chunks = Chunk.objects.filter(version=shown).order_by("ordinal") if shown else Chunk.objects.none()
+    return {
+        "document": document,
+        "versions": versions,
+        "shown_version": shown,
+        "chunks": chunks,
+        "fixes": _fix_notices(request.user, [document]).get(document.pk, []),
+        "replace_form": replace_form,
+        "max_mb": settings.RAG_MAX_UPLOAD_MB,
+    }
+
+
+@login_required
+@require_GET
+def document_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """A document with its versions and the chunks of its live version."""
+    document = _get_document_for_owner(request, pk)
+    return render(request, "documents/detail.html", _detail_context(request, document, VersionUploadForm()))
+
+
+@login_required
+@require_GET
+def document_status(request: HttpRequest, pk: int) -> HttpResponse:
+    """The status badge alone, polled every 2 s while the document is pending or indexing.
+
+    With ``?refresh=1`` (the detail page) a finished status reloads the page, so
+    the versions and chunks shown match what is now live.
+    """
+    document = _get_document_for_owner(request, pk)
+    refresh = request.GET.get("refresh") == "1"
+    if request.htmx and refresh and document.status in (Document.Status.READY, Document.Status.FAILED):
+        return HttpResponseClientRefresh()
+    return render(request, "documents/partials/_status.html", {"document": document, "refresh": refresh})
+
+
+@login_required
+@require_POST
+def document_replace(request: HttpRequest, pk: int) -> HttpResponse:
+    """Upload a new version; until it is indexed (or if that fails) the previous version stays live."""
+    document = _get_document_for_owner(request, pk)
+    form = VersionUploadForm(request.POST, request.FILES)
+    if form.is_valid():
+        uploaded = form.cleaned_data["file"]
+        versions_before = document.versions.count()
+        try:
+            document = document_ingest(
+                owner=request.user, filename=uploaded.name, data=read_upload(uploaded), document=document
+            )
+        except ValidationError as exc:
+            form.add_error("file", exc)
+        else:
+            _announce(request, document, new_version=document.versions.count() > versions_before)
+            return _redirect(request, reverse("documents:detail", args=[document.pk]))
+    if request.htmx:
+        context = {"document": document, "replace_form": form, "max_mb": settings.RAG_MAX_UPLOAD_MB}
+        return render(request, "documents/partials/_replace_form.html", context, status=400)
+    return render(request, "documents/detail.html", _detail_context(request, document, form), status=400)
+
+
+@login_required
+@require_POST
+def document_reindex_view(request: HttpRequest, pk: int) -> HttpResponse:
+    """Index the latest version again (the live one keeps answering meanwhile)."""
+    document = _get_document_for_owner(request, pk)
+    try:
+        document_reindex(document=document)
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        document.refresh_from_db()
+        if document.status == Document.Status.FAILED:
+            messages.error(request, document.status_message)
+        elif document.status == Document.Status.READY:
+            messages.success(request, _("索引を作り直しました。"))
+        else:
+            messages.info(request, _("索引を作り直しています。"))
+    return _redirect(request, reverse("documents:detail", args=[document.pk]))
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def document_delete_view(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET asks for confirmation; POST removes the document from both indexes and the database."""
+    document = _get_document_for_owner(request, pk)
+    if request.method == "POST":
+        name = document.filename
+        document_delete(document=document)
+        messages.success(request, _("「%(name)s」を削除しました。") % {"name": name})
+        return _redirect(request, reverse("documents:list"))
+    return render(
+        request,
+        "documents/delete.html",
+        {"document": document, "version_count": document.versions.count(), "chunk_count": document.chunks.count()},
+    )

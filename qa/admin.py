@@ -1,0 +1,55 @@
+"""Admin for the synonym dictionary (reviewers and owners) and, read-only, conversations (superusers).
+
+Answers are reviewed through the review queue registered in ``verification/admin.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
+
+from qa.models import Conversation, SynonymEntry
+
+
+@admin.register(SynonymEntry)
+class SynonymEntryAdmin(admin.ModelAdmin):
+    list_display = ("term", "expansions", "updated_at")
+    search_fields = ("term", "expansions")
+    ordering = ("term",)
+
+
+@admin.register(Conversation)
+class ConversationAdmin(admin.ModelAdmin):
+    """Conversations are private to their user: only superusers see them here, and nobody edits them."""
+
+    list_display = ("__str__", "user", "answer_count", "created_at", "updated_at")
+    list_select_related = ("user",)
+    search_fields = ("title", "user__username")
+    date_hierarchy = "updated_at"
+    readonly_fields = ("user", "title", "created_at", "updated_at")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Conversation]:
+        return super().get_queryset(request).annotate(n_answers=Count("answers"))
+
+    @admin.display(description=_("回答数"), ordering="n_answers")
+    def answer_count(self, conversation: Conversation) -> int:
+        return conversation.n_answers
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_active and request.user.is_superuser
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return request.user.is_active and request.user.is_superuser
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

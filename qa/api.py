@@ -1,0 +1,306 @@
+"""The Q&A REST API (mounted at /api/v1/): ask, search, health, feedback, own conversations and answers.
+
+One view per operation, explicit input/output serializers, the same services
+and selectors as the pages. Anonymous requests get 401 (token auth is tried
+first so the response carries ``WWW-Authenticate``); another user's
+conversation or answer is a 404; bad input is a 400 with field messages.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import connection
+from django.db.models import Count, QuerySet
+from django.http import Http404
+from django.utils.translation import gettext as _
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.parsers import JSONParser
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from documents.models import Document
+from documents.selectors import visible_documents
+from qa import retrieval, selectors, services
+from qa.models import Answer, Conversation
+from qa.presenters import answer_payload
+from qa.serializers import (
+    AnswerPayloadSerializer,
+    AskInputSerializer,
+    ConversationDetailSerializer,
+    ConversationSerializer,
+    FeedbackInputSerializer,
+    FeedbackOutputSerializer,
+    HealthSerializer,
+    SearchInputSerializer,
+    SearchOutputSerializer,
+)
+from qa.throttles import AskRateThrottle
+
+# Token first: its authenticate_header() turns "not signed in" into 401, not 403.
+AUTHENTICATION = [TokenAuthentication, SessionAuthentication]
+
+BAD_REQUEST = OpenApiResponse(OpenApiTypes.OBJECT, description="入力エラー（フィールドごとのメッセージ）")
+UNAUTHENTICATED = OpenApiResponse(OpenApiTypes.OBJECT, description="未認証")
+NOT_FOUND = OpenApiResponse(OpenApiTypes.OBJECT, description="存在しない、または他のユーザーのもの")
+THROTTLED = OpenApiResponse(OpenApiTypes.OBJECT, description="リクエストが多すぎます")
+
+
+def _field_errors(exc: DjangoValidationError) -> ValidationError:
+    """A service's ValidationError as DRF's 400 with field messages."""
+    if hasattr(exc, "error_dict"):
+        return ValidationError(exc.message_dict)
+    return ValidationError({"non_field_errors": exc.messages})
+
+
+class Pagination(LimitOffsetPagination):
+    """limit/offset paging; unlike DRF's default, a malformed value is a 400, not silently ignored."""
+
+    default_limit = 20
+    max_limit = 100
+
+    def _strict(self, request: Request, name: str) -> None:
+        raw = request.query_params.get(name)
+        if raw is not None and not (raw.isascii() and raw.isdigit()):
+            raise ValidationError({name: [_("0以上の整数を指定してください。")]})
+
+    def get_limit(self, request: Request) -> int | None:
+        self._strict(request, self.limit_query_param)
+        return super().get_limit(request)
+
+    def get_offset(self, request: Request) -> int:
+        self._strict(request, self.offset_query_param)
+        return super().get_offset(request)
+
+
+class QaAPIView(APIView):
+    authentication_classes = AUTHENTICATION
+    parser_classes = [JSONParser]
+
+
+class AskAPI(QaAPIView):
+    throttle_classes = [AskRateThrottle]
+
+    @extend_schema(
+        operation_id="ask",
+        summary="質問する",
+        request=AskInputSerializer,
+        responses={200: AnswerPayloadSerializer, 400: BAD_REQUEST, 401: UNAUTHENTICATED, 429: THROTTLED},
+    )
+    def post(self, request: Request) -> Response:
+        data = AskInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        conversation = None
+        if data.validated_data.get("conversation"):
+            conversation = (
+                selectors.conversations_for_user(request.user).filter(pk=data.validated_data["conversation"]).first()
+            )
+            if conversation is None:
+                raise ValidationError({"conversation": [_("この会話は見つかりません。")]})
+        document = None
+        if data.validated_data.get("document"):
+            # Existence only; whether the user may see it is the service's rule.
+            document = Document.objects.filter(pk=data.validated_data["document"]).first()
+            if document is None:
+                raise ValidationError({"document": [_("この文書は見つかりません。")]})
+        try:
+            answer = services.answer_question(
+                user=request.user, text=data.validated_data["text"], conversation=conversation, document=document
+            )
+        except DjangoValidationError as exc:
+            raise _field_errors(exc) from None
+        answer = selectors.get_answer_for_user(request.user, answer.pk)
+        return Response(answer_payload(answer))
+
+
+class SearchAPI(QaAPIView):
+    @extend_schema(
+        operation_id="search",
+        summary="文書を検索する（回答は生成しない）",
+        request=SearchInputSerializer,
+        responses={200: SearchOutputSerializer, 400: BAD_REQUEST, 401: UNAUTHENTICATED},
+    )
+    def post(self, request: Request) -> Response:
+        data = SearchInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        document_id = data.validated_data.get("document")
+        if document_id and not visible_documents(request.user).filter(pk=document_id).exists():
+            raise ValidationError({"document": [_("この文書は見つかりません。")]})
+        result = retrieval.search(
+            user=request.user, query=data.validated_data["query"], document_id=document_id, k=data.validated_data.get("k")
+        )
+        payload = {
+            "query": result.query,
+            "expanded_query": result.expanded_query,
+            "added_keywords": list(result.added_keywords),
+            "hits": [
+                {
+                    "chunk_id": h.chunk_id,
+                    "document_id": h.document_id,
+                    "filename": h.filename,
+                    "title": h.title,
+                    "section": h.section,
+                    "score": h.score,
+                    "similarity": h.similarity,
+                    "text": h.text,
+                }
+                for h in result.hits
+            ],
+            "timings": {k: round(float(v), 3) for k, v in result.timings.items()},
+        }
+        return Response(payload)
+
+
+def _check(probe: Callable[[], Any]) -> dict[str, Any]:
+    started = time.perf_counter()
+    try:
+        probe()
+    except Exception as exc:  # noqa: BLE001 - a health check reports every failure
+        # The class name only: health is public and must not leak paths or hosts.
+        return {"ok": False, "latency_ms": _ms(started), "error": exc.__class__.__name__}
+    return {"ok": True, "latency_ms": _ms(started)}
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 2)
+
+
+def _probe_database() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        cursor.fetchone()
+
+
+def _probe_chroma() -> None:
+    from documents.vectorstore import live_collection
+
+    live_collection().count()
+
+
+def _probe_embedding() -> None:
+    from documents.embeddings import embed_queries
+
+    vectors = embed_queries(["health"])
+    if vectors.shape[0] != 1 or vectors.shape[1] == 0:
+        raise RuntimeError("empty embedding")
+
+
+class HealthAPI(APIView):
+    """Public liveness/readiness: 200 when all three parts answer, else 503."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+    probes: dict[str, Callable[[], None]] = {
+        "database": _probe_database,
+        "chroma": _probe_chroma,
+        "embedding": _probe_embedding,
+    }
+
+    @extend_schema(operation_id="health", summary="稼働状況", responses={200: HealthSerializer, 503: HealthSerializer})
+    def get(self, request: Request) -> Response:
+        checks = {name: _check(probe) for name, probe in self.probes.items()}
+        healthy = all(c["ok"] for c in checks.values())
+        return Response(
+            {"status": "ok" if healthy else "error", "checks": checks},
+            status=status.HTTP_200_OK if healthy else status.HTTP_503_SERVICE_UNAVAILABLE,
+        )
+
+
+class FeedbackAPI(QaAPIView):
+    @extend_schema(
+        operation_id="answer_feedback",
+        summary="回答を評価する（👍=1 / 👎=-1、👎には理由が必要）",
+        request=FeedbackInputSerializer,
+        responses={200: FeedbackOutputSerializer, 400: BAD_REQUEST, 401: UNAUTHENTICATED, 404: NOT_FOUND},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        answer = selectors.get_answer_for_user(request.user, pk)
+        data = FeedbackInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            feedback = services.feedback_record(answer=answer, user=request.user, **data.validated_data)
+        except DjangoValidationError as exc:
+            raise _field_errors(exc) from None
+        return Response(FeedbackOutputSerializer(feedback).data)
+
+
+class ConversationListAPI(generics.ListAPIView):
+    authentication_classes = AUTHENTICATION
+    serializer_class = ConversationSerializer
+    pagination_class = Pagination
+
+    def get_queryset(self) -> QuerySet[Conversation]:
+        return selectors.conversations_for_user(self.request.user).annotate(answer_count=Count("answers"))
+
+    @extend_schema(
+        operation_id="conversations_list",
+        summary="自分の会話一覧",
+        responses={200: ConversationSerializer(many=True), 400: BAD_REQUEST, 401: UNAUTHENTICATED},
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class ConversationDetailAPI(QaAPIView):
+    @extend_schema(
+        operation_id="conversations_retrieve",
+        summary="自分の会話（回答つき）",
+        responses={200: ConversationDetailSerializer, 401: UNAUTHENTICATED, 404: NOT_FOUND},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        conversation = (
+            selectors.conversations_for_user(request.user).annotate(answer_count=Count("answers")).filter(pk=pk).first()
+        )
+        if conversation is None:
+            raise Http404
+        answers = (
+            selectors.answers_for_user(request.user)
+            .filter(conversation=conversation)
+            .order_by("created_at", "pk")
+            .prefetch_related("citations")
+        )
+        return Response(ConversationDetailSerializer(conversation, context={"answers": answers}).data)
+
+
+class AnswerListAPI(generics.ListAPIView):
+    authentication_classes = AUTHENTICATION
+    serializer_class = AnswerPayloadSerializer
+    pagination_class = Pagination
+
+    def get_queryset(self) -> QuerySet[Answer]:
+        answers = selectors.answers_for_user(self.request.user).prefetch_related("citations").order_by("-created_at", "-pk")
+        conversation = self.request.query_params.get("conversation")
+        if conversation:
+            if not (conversation.isascii() and conversation.isdigit()):
+                raise ValidationError({"conversation": [_("整数を指定してください。")]})
+            answers = answers.filter(conversation_id=int(conversation))
+        return answers
+
+    @extend_schema(
+        operation_id="answers_list",
+        summary="自分の回答一覧（新しい順）",
+        parameters=[OpenApiParameter("conversation", int, description="この会話の回答だけ")],
+        responses={200: AnswerPayloadSerializer(many=True), 400: BAD_REQUEST, 401: UNAUTHENTICATED},
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class AnswerDetailAPI(QaAPIView):
+    @extend_schema(
+        operation_id="answers_retrieve",
+        summary="自分の回答",
+        responses={200: AnswerPayloadSerializer, 401: UNAUTHENTICATED, 404: NOT_FOUND},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(answer_payload(selectors.get_answer_for_user(request.user, pk)))

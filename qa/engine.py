@@ -1,0 +1,101 @@
+"""The hybrid retrieval engine over a dense index and a keyword index.
+
+Independent of the ORM and of who is asking: the portal's search restricts it
+to the versions a user may see; the evaluate command runs it over a throw-away
+index. Modes ``dense`` and ``keyword`` run one half alone, for measurement.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from documents.embeddings import embed_queries
+from documents.keyword_index import KeywordIndex
+from documents.vectorstore import DenseIndex
+from qa.fusion import Candidate, weighted_rrf
+
+Mode = Literal["hybrid", "dense", "keyword"]
+
+
+@dataclass
+class EngineConfig:
+    candidates: int = 50
+    dense_weight: float = 1.0
+    keyword_weight: float = 1.0
+    rrf_k: int = 60
+
+
+@dataclass
+class EngineResult:
+    candidates: list[Candidate]
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class HybridEngine:
+    def __init__(self, dense: DenseIndex, keyword: KeywordIndex, config: EngineConfig | None = None) -> None:
+        self.dense = dense
+        self.keyword = keyword
+        self.config = config or EngineConfig()
+
+    def search(
+        self,
+        *,
+        question: str,
+        expanded_query: str,
+        version_ids: list[int] | None = None,
+        mode: Mode = "hybrid",
+    ) -> EngineResult:
+        """Fused candidates, best first, each with its dense similarity to the question.
+
+        The dense half embeds the expanded query; the keyword half searches it too.
+        ``version_ids`` None searches everything; an empty list finds nothing.
+        """
+        cfg = self.config
+        timings: dict[str, float] = {}
+        if version_ids is not None and not version_ids:
+            return EngineResult([], timings)
+        where = None
+        if version_ids is not None:
+            where = {"version_id": {"$in": list(version_ids)}} if len(version_ids) > 1 else {"version_id": version_ids[0]}
+
+        t0 = time.perf_counter()
+        query_vector = embed_queries([expanded_query])[0]
+        dense_hits = []
+        if mode != "keyword":
+            dense_hits = [(h.chunk_id, h.similarity) for h in self.dense.search(query_vector, n=cfg.candidates, where=where)]
+        timings["dense"] = (time.perf_counter() - t0) * 1000
+
+        t0 = time.perf_counter()
+        keyword_hits = []
+        if mode != "dense":
+            keyword_hits = [
+                (h.chunk_id, h.bm25) for h in self.keyword.search(expanded_query, n=cfg.candidates, version_ids=version_ids)
+            ]
+        timings["keyword"] = (time.perf_counter() - t0) * 1000
+
+        t0 = time.perf_counter()
+        fused = weighted_rrf(
+            dense_hits,
+            keyword_hits,
+            dense_weight=cfg.dense_weight if mode != "keyword" else 0.0,
+            keyword_weight=cfg.keyword_weight if mode != "dense" else 0.0,
+            k=cfg.rrf_k,
+        )
+        self._fill_similarity(fused, query_vector)
+        timings["fusion"] = (time.perf_counter() - t0) * 1000
+        return EngineResult(fused, timings)
+
+    def _fill_similarity(self, candidates: list[Candidate], query_vector: np.ndarray) -> None:
+        """Keyword-only candidates get their dense similarity too (scores and the relevance floor use it)."""
+        missing = [c for c in candidates if c.similarity is None]
+        if not missing:
+            return
+        got = self.dense.collection.get(ids=[str(c.chunk_id) for c in missing], include=["embeddings"])
+        vectors = {int(i): np.asarray(e, dtype=np.float32) for i, e in zip(got["ids"], got["embeddings"], strict=True)}
+        for c in missing:
+            vector = vectors.get(c.chunk_id)
+            c.similarity = float(vector @ query_vector) if vector is not None else 0.0

@@ -1,0 +1,70 @@
+"""Query expansion: the editable synonym dictionary, then (optionally) the LLM.
+
+The dictionary adds the expansions of every term found in the query (NFKC,
+case-insensitive). An LLM expansion, when enabled, goes through the
+configured provider; any failure there falls back to the dictionary result,
+as the reference project does, so expansion can never fail a question.
+"""
+
+from __future__ import annotations
+
+import logging
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Expansion:
+    query: str
+    expanded_query: str
+    added_keywords: list[str] = field(default_factory=list)
+
+
+def _norm(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def expand_with_dictionary(query: str, rules: Iterable[tuple[str, list[str]]]) -> Expansion:
+    """Add the expansions of each dictionary term that occurs in ``query`` (each keyword once)."""
+    normalized = _norm(query)
+    added: list[str] = []
+    for term, expansions in rules:
+        if term and _norm(term) in normalized:
+            for word in expansions:
+                if _norm(word) not in normalized and word not in added:
+                    added.append(word)
+    expanded = f"{query} {' '.join(added)}" if added else query
+    return Expansion(query=query, expanded_query=expanded, added_keywords=added)
+
+
+def expand(
+    query: str,
+    *,
+    rules: Iterable[tuple[str, list[str]]],
+    llm: Callable[[str], list[str]] | None = None,
+) -> Expansion:
+    """Dictionary expansion, then LLM keywords if ``llm`` is given; LLM failures are logged and ignored."""
+    result = expand_with_dictionary(query, rules)
+    if llm is None:
+        return result
+    try:
+        keywords = [k.strip() for k in llm(query) if k and k.strip()]
+    except Exception:  # noqa: BLE001 - any provider failure falls back to the original query
+        log.warning("LLM query expansion failed; using the dictionary expansion", exc_info=True)
+        return result
+    normalized = _norm(result.expanded_query)
+    extra = [k for k in keywords[:8] if _norm(k) not in normalized]
+    if not extra:
+        return result
+    added = result.added_keywords + extra
+    return Expansion(query=query, expanded_query=f"{result.expanded_query} {' '.join(extra)}", added_keywords=added)
+
+
+def dictionary_rules() -> list[tuple[str, list[str]]]:
+    """The synonym dictionary as edited in the admin."""
+    from qa.models import SynonymEntry
+
+    return [(e.term, e.expansion_list()) for e in SynonymEntry.objects.all()]

@@ -1,0 +1,380 @@
+"""Turn a stored Answer into the structured data the chat template and the API show.
+
+Two consumers, one source of truth:
+
+- ``answer_payload(answer)`` is the JSON shape of ``POST /api/v1/ask`` (and of
+  ``manage.py ask --json``, the answer list/detail endpoints and the conversation
+  detail endpoint).
+- ``answer_view(answer)`` is what ``templates/qa/partials/_answer.html`` renders:
+  the answer as sanitised HTML with footnote markers after the sentences they
+  support and unsupported sentences marked, the footnotes, confidence, warnings,
+  abstention and clarification options.
+
+Everything the provider or a document says is untrusted. The only HTML this
+module produces from such text comes out of ``render_markdown``: markdown-it-py
+with raw HTML disabled, then nh3 with an allow-list. Footnote markers and the
+"unsupported" marks are inserted as private-use placeholder characters before
+rendering (after removing any such characters from the input), so they survive
+Markdown parsing without ever letting the input choose markup.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import nh3
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext_lazy as _
+from markdown_it import MarkdownIt
+
+from qa.models import Answer, Citation
+
+API_VERSION = "ragportal-1"
+
+# How much of the chunk around a quote a footnote shows, on each side.
+CONTEXT_CHARS = 160
+
+# Private-use characters: never produced by our own code paths except here,
+# and stripped from all input first, so input cannot forge them.
+_MARK_OPEN = "\ue000"
+_MARK_CLOSE = "\ue001"
+_REF_OPEN = "\ue002"
+_REF_CLOSE = "\ue003"
+_PLACEHOLDERS = re.compile("[\ue000-\ue003]")
+_REF = re.compile(f"{_REF_OPEN}(\\d+){_REF_CLOSE}")
+
+# Leading Markdown block syntax (list item, heading, quote) an unsupported mark
+# must go after, or the opening placeholder would stop it being recognised.
+_BLOCK_PREFIX = re.compile(r"^(?:\s*(?:[-*+]|\d{1,9}[.)]|#{1,6}|>)\s+)*\s*")
+
+_ALLOWED_TAGS = {
+    "p", "br", "strong", "em", "b", "i", "s", "del", "code", "pre", "blockquote", "hr",
+    "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td",
+    "h1", "h2", "h3", "h4", "h5", "h6", "a", "sup", "mark",
+}  # fmt: skip
+
+_markdown = MarkdownIt("commonmark", {"html": False, "breaks": True, "linkify": False}).enable(
+    ["table", "strikethrough"]
+)
+
+CONFIDENCE_LABELS = {
+    "high": _("信頼度: 高"),
+    "medium": _("信頼度: 中"),
+    "low": _("信頼度: 低"),
+}
+
+# Shown when the verifier flagged something but stored no warning text for it.
+FLAG_LABELS = {
+    "no_citation": _("回答に出典が含まれていません"),
+    "weak_citation": _("出典の表記が不完全です"),
+    "fabricated_source": _("回答に検索結果にない出典が含まれています"),
+    "fabricated_quote": _("引用が文書中に見つかりません"),
+    "low_grounding": _("根拠のある部分が少ない回答です"),
+    "unsupported_claim": _("根拠が確認できない文があります"),
+    "low_retrieval": _("関連する文書との一致度が低い回答です"),
+    "provider_error": _("回答の生成中にエラーが発生しました"),
+}
+
+
+# --------------------------------------------------------------------------
+# Markdown
+
+
+def _clean_placeholders(text: str) -> str:
+    return _PLACEHOLDERS.sub("", text or "")
+
+
+def _sanitise(html: str) -> str:
+    return nh3.clean(
+        html,
+        tags=_ALLOWED_TAGS,
+        attributes={"a": {"href"}},
+        allowed_classes={"mark": {"unsupported"}, "sup": {"fnref"}},
+        url_schemes={"http", "https", "mailto"},
+        link_rel="noopener noreferrer nofollow",
+    )
+
+
+def render_markdown(text: str) -> SafeString:
+    """Render untrusted Markdown to safe HTML: raw HTML disabled, output allow-listed.
+
+    Formatting (lists, bold, tables, code) survives; tags, event handlers,
+    ``javascript:`` links and images do not.
+    """
+    return mark_safe(_sanitise(_markdown.render(_clean_placeholders(text))))  # noqa: S308 - sanitised by nh3
+
+
+# --------------------------------------------------------------------------
+# Answer text with footnote markers and unsupported marks
+
+
+@dataclass(frozen=True)
+class _Span:
+    start: int
+    end: int
+
+
+def _block_spans(answer: Answer, text: str) -> list[tuple[_Span, list[int]]]:
+    """(span of answer text, citation numbers) per block; one uncited block if blocks do not match the text."""
+    blocks = answer.blocks or []
+    if blocks and "".join(str(b.get("text", "")) for b in blocks) == text:
+        spans, pos = [], 0
+        for block in blocks:
+            length = len(str(block.get("text", "")))
+            numbers = [int(n) for n in block.get("citations") or [] if str(n).isdigit()]
+            spans.append((_Span(pos, pos + length), numbers))
+            pos += length
+        return spans
+    return [(_Span(0, len(text)), [])]
+
+
+def _unsupported_spans(answer: Answer, text: str) -> list[_Span]:
+    """Spans of the answer text the verifier found unsupported (offsets checked, else located by text)."""
+    spans = []
+    for sentence in (answer.verification or {}).get("sentences") or []:
+        if not isinstance(sentence, dict) or sentence.get("supported", True):
+            continue
+        body = str(sentence.get("text") or "")
+        start, end = sentence.get("start"), sentence.get("end")
+        if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text):
+            if not body or text[start:end].strip() == body.strip():
+                spans.append(_Span(start, end))
+                continue
+        if body.strip():
+            found = text.find(body.strip())
+            if found >= 0:
+                spans.append(_Span(found, found + len(body.strip())))
+    return spans
+
+
+def _wrap_lines(piece: str) -> str:
+    """Wrap each non-blank line of ``piece`` in unsupported-mark placeholders, after any block syntax."""
+    out = []
+    for line in piece.splitlines(keepends=True):
+        body = line.rstrip()
+        if not body.strip():
+            out.append(line)
+            continue
+        prefix = _BLOCK_PREFIX.match(body).group(0)
+        out.append(f"{prefix}{_MARK_OPEN}{body[len(prefix):]}{_MARK_CLOSE}{line[len(body):]}")
+    return "".join(out)
+
+
+def _annotated_source(answer: Answer, text: str) -> str:
+    """The answer text with placeholders: marks around unsupported spans, markers after cited blocks."""
+    blocks = _block_spans(answer, text)
+    unsupported = _unsupported_spans(answer, text)
+    cuts = {0, len(text)}
+    for span, _numbers in blocks:
+        cuts.update((span.start, span.end))
+    for span in unsupported:
+        cuts.update((span.start, span.end))
+    points = sorted(c for c in cuts if 0 <= c <= len(text))
+    markers_at = {span.end: numbers for span, numbers in blocks if numbers}
+    out = []
+    for a, b in zip(points, points[1:]):
+        piece = text[a:b]
+        if any(s.start <= a and b <= s.end for s in unsupported):
+            piece = _wrap_lines(piece)
+        numbers = markers_at.get(b)
+        if numbers:
+            # Markers go after the sentence, before the line break that ends it.
+            body = piece.rstrip()
+            refs = "".join(f"{_REF_OPEN}{n}{_REF_CLOSE}" for n in numbers)
+            piece = f"{body}{refs}{piece[len(body):]}"
+        out.append(piece)
+    return "".join(out)
+
+
+def render_answer_html(answer: Answer) -> SafeString:
+    """The answer text as safe HTML, with ``[n]`` links after cited blocks and unsupported sentences in <mark>."""
+    text = _clean_placeholders(answer.answer_text)
+    html = _markdown.render(_annotated_source(answer, text))
+    html = html.replace(_MARK_OPEN, '<mark class="unsupported">').replace(_MARK_CLOSE, "</mark>")
+    html = _REF.sub(
+        lambda m: (
+            f'<sup class="fnref"><a href="#fn-{answer.pk}-{m.group(1)}">[{m.group(1)}]</a></sup>'
+        ),
+        html,
+    )
+    return mark_safe(_sanitise(html))  # noqa: S308 - nh3 allow-list is the last step
+
+
+# --------------------------------------------------------------------------
+# Template view
+
+
+@dataclass(frozen=True)
+class Footnote:
+    n: int
+    anchor: str
+    filename: str
+    section: str
+    cited_text: str
+    context_before: str
+    context_after: str
+    quote_verified: bool
+
+
+@dataclass(frozen=True)
+class ClarificationOption:
+    document_id: int
+    filename: str
+    title: str
+    section: str
+
+
+@dataclass
+class AnswerView:
+    """Everything ``_answer.html`` needs; text fields are plain strings (auto-escaped by the template)."""
+
+    answer: Answer
+    html: SafeString
+    response_type: str
+    confidence: str
+    confidence_label: str
+    footnotes: list[Footnote]
+    warnings: list[str]
+    is_abstention: bool
+    is_error: bool
+    clarification_message: str = ""
+    clarification_options: list[ClarificationOption] = field(default_factory=list)
+    search_query: str = ""
+
+
+def _footnote(answer: Answer, citation: Citation) -> Footnote:
+    before = _clean_placeholders(citation.context_before)[-CONTEXT_CHARS:]
+    after = _clean_placeholders(citation.context_after)[:CONTEXT_CHARS]
+    return Footnote(
+        n=citation.n,
+        anchor=f"fn-{answer.pk}-{citation.n}",
+        filename=citation.filename,
+        section=citation.section,
+        cited_text=citation.cited_text,
+        context_before=before,
+        context_after=after,
+        quote_verified=citation.quote_verified,
+    )
+
+
+def answer_warnings(answer: Answer) -> list[str]:
+    """The verifier's warning texts; labels for its flags when it stored none."""
+    warnings = []
+    for item in answer.warnings or (answer.verification or {}).get("warnings") or []:
+        if isinstance(item, dict):
+            item = item.get("message") or item.get("text") or ""
+        if item and str(item) not in warnings:
+            warnings.append(str(item))
+    if not warnings:
+        warnings = [str(FLAG_LABELS[f]) for f in answer.flags if f in FLAG_LABELS]
+    return warnings
+
+
+def _clarification_options(answer: Answer) -> list[ClarificationOption]:
+    options = []
+    for option in (answer.clarification or {}).get("options") or []:
+        try:
+            document_id = int(option["document_id"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        options.append(
+            ClarificationOption(
+                document_id=document_id,
+                filename=str(option.get("filename") or ""),
+                title=str(option.get("title") or ""),
+                section=str(option.get("section") or ""),
+            )
+        )
+    return options
+
+
+def answer_view(answer: Answer) -> AnswerView:
+    """Build the template data for one answer (uses ``answer.citations``; prefetch it for lists)."""
+    confidence = answer.confidence or ""
+    is_clarification = answer.response_type == Answer.ResponseType.CLARIFICATION
+    return AnswerView(
+        answer=answer,
+        html=render_answer_html(answer) if not is_clarification else mark_safe(""),
+        response_type=answer.response_type,
+        confidence=confidence,
+        confidence_label=str(CONFIDENCE_LABELS.get(confidence, "")),
+        footnotes=[_footnote(answer, c) for c in answer.citations.all()],
+        warnings=answer_warnings(answer) if answer.response_type == Answer.ResponseType.ANSWER else [],
+        is_abstention=answer.response_type == Answer.ResponseType.NOT_FOUND or answer.flag_low_grounding,
+        is_error=answer.response_type == Answer.ResponseType.ERROR,
+        clarification_message=str((answer.clarification or {}).get("message") or "") if is_clarification else "",
+        clarification_options=_clarification_options(answer) if is_clarification else [],
+        search_query=answer.search_query if answer.search_query and answer.search_query != answer.question else "",
+    )
+
+
+# --------------------------------------------------------------------------
+# API payload
+
+
+def _sources_and_sections(answer: Answer) -> tuple[list[str], list[dict[str, Any]]]:
+    sources: list[str] = []
+    sections = []
+    for hit in answer.retrieved or []:
+        filename = str(hit.get("filename") or "")
+        if filename and filename not in sources:
+            sources.append(filename)
+        sections.append(
+            {
+                "filename": filename,
+                "section_title": str(hit.get("section") or ""),
+                "similarity_score": round(float(hit.get("similarity") or 0.0), 4),
+            }
+        )
+    return sources, sections
+
+
+def answer_payload(answer: Answer) -> dict[str, Any]:
+    """The API shape of one answer (the reference project's fields, plus id, citations and flags).
+
+    Only the answer's own citations are included; callers must already have
+    checked that the requesting user may see ``answer``.
+    """
+    verdict = answer.verification or {}
+    sources, sections = _sources_and_sections(answer)
+    flags = answer.flags
+    return {
+        "id": answer.pk,
+        "conversation": answer.conversation_id,
+        "question": answer.question,
+        "search_query": answer.search_query,
+        "expanded_query": answer.expanded_query,
+        "added_keywords": list(answer.added_keywords or []),
+        "response_type": answer.response_type,
+        "answer": answer.answer_text,
+        "clarification": answer.clarification or None,
+        "sources": sources,
+        "sections": sections,
+        "confidence": answer.confidence or None,
+        "verification": {
+            "citation_presence": verdict.get("citation_presence"),
+            "flags": flags,
+            "warnings": answer_warnings(answer),
+            "grounded_ratio": verdict.get("grounded_ratio"),
+            "quote_checks": verdict.get("quote_checks") or [],
+            "sentences": verdict.get("sentences") or [],
+            "replaced_text": bool(verdict.get("replaced_text")),
+        },
+        "version": API_VERSION,
+        "citations": [
+            {
+                "n": c.n,
+                "filename": c.filename,
+                "section": c.section,
+                "cited_text": c.cited_text,
+                "start": c.start,
+                "end": c.end,
+                "quote_verified": c.quote_verified,
+            }
+            for c in answer.citations.all()
+        ],
+        "flags": flags,
+        "created_at": answer.created_at.isoformat() if answer.created_at else None,
+    }

@@ -1,0 +1,173 @@
+"""Claude through the official ``anthropic`` SDK, with native citations.
+
+Each chunk is sent as a ``document`` content block (plain text, titled
+"file — section", citations enabled), then the question. Claude's
+``char_location`` citations come back per text block; their offsets are
+checked against the chunk text and re-located from ``cited_text`` when they
+do not match, never trusted blindly.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import anthropic
+
+from qa.providers.base import chunk_title, elapsed_ms, failure_message, is_abstention, locate_quote, quota_message
+from qa.providers.prompts import system_prompt
+from qa.types import (
+    AnswerBlock,
+    Citation,
+    ProviderAnswer,
+    ProviderConfigurationError,
+    ProviderError,
+    RetrievedChunk,
+)
+
+logger = logging.getLogger(__name__)
+
+MAX_TOKENS = 1024
+STRICT_MAX_TOKENS = 512
+
+
+def verified_citation(chunks: Sequence[RetrievedChunk], document_index: int | None, cited_text: str, start: int | None, end: int | None) -> Citation:
+    """A provider citation checked against the chunk it names.
+
+    - ``document_index`` outside the chunks sent → ``chunk_index`` None.
+    - offsets whose slice equals ``cited_text`` are kept;
+    - otherwise ``cited_text`` is located in the chunk (exact, then NFKC and
+      whitespace-insensitive, nearest the claimed start); after a normalised
+      match ``cited_text`` becomes the chunk's own spelling so that
+      ``text[start:end] == cited_text`` always holds for located citations;
+    - a quote that is not in the chunk keeps start/end None (fabricated).
+    """
+    if document_index is None or not 0 <= document_index < len(chunks):
+        return Citation(None, cited_text, None, None)
+    text = chunks[document_index].text
+    if start is not None and end is not None and 0 <= start < end <= len(text) and text[start:end] == cited_text:
+        return Citation(document_index, cited_text, start, end)
+    span = locate_quote(text, cited_text, hint_start=start)
+    if span is None:
+        return Citation(document_index, cited_text, None, None)
+    return Citation(document_index, text[span[0] : span[1]], span[0], span[1])
+
+
+class AnthropicProvider:
+    """Answers with Claude's Messages API and its document citations."""
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        model: str,
+        base_url: str | None = None,
+        timeout: float = 30.0,
+        max_retries: int = 2,
+    ) -> None:
+        """Build the SDK client. Raises ProviderConfigurationError without an API key."""
+        if not api_key:
+            raise ProviderConfigurationError(
+                "RAG_PROVIDER=anthropic requires ANTHROPIC_API_KEY to be set "
+                "(or choose RAG_PROVIDER=extractive, which needs no key)."
+            )
+        self.model = model
+        self.client = anthropic.Anthropic(
+            api_key=api_key, base_url=base_url or None, timeout=timeout, max_retries=max_retries
+        )
+
+    def build_messages(self, question: str, chunks: Sequence[RetrievedChunk], history: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
+        """The ``messages`` payload: earlier turns as plain text, then documents + question."""
+        messages: list[dict[str, Any]] = []
+        for past_question, past_answer in history:
+            messages.append({"role": "user", "content": past_question})
+            messages.append({"role": "assistant", "content": past_answer})
+        documents: list[dict[str, Any]] = [
+            {
+                "type": "document",
+                "source": {"type": "text", "media_type": "text/plain", "data": chunk.text},
+                "title": chunk_title(chunk),
+                "citations": {"enabled": True},
+            }
+            for chunk in chunks
+        ]
+        messages.append({"role": "user", "content": [*documents, {"type": "text", "text": question}]})
+        return messages
+
+    def generate(
+        self,
+        question: str,
+        chunks: list[RetrievedChunk],
+        *,
+        expanded_terms: Sequence[str] = (),
+        strict: bool = False,
+        history: Sequence[tuple[str, str]] = (),
+    ) -> ProviderAnswer:
+        """Ask Claude; map its text blocks and citations. Raises ProviderError on failure.
+
+        ``expanded_terms`` are not sent: Claude understands synonyms itself and
+        extra words in the prompt would only invite answers from outside the
+        documents.
+        """
+        started = time.perf_counter()
+        try:
+            response = self.client.messages.create(
+                model=self.model,
+                max_tokens=STRICT_MAX_TOKENS if strict else MAX_TOKENS,
+                system=system_prompt(strict=strict),
+                messages=self.build_messages(question, chunks, history),  # type: ignore[arg-type]
+            )
+        except anthropic.RateLimitError as exc:
+            logger.warning("Anthropic rate limit / quota: %s", exc)
+            raise ProviderError(f"anthropic quota: {exc}", user_message=quota_message(), quota=True) from exc
+        except anthropic.APIError as exc:
+            # Timeouts, connection failures, other HTTP statuses and responses
+            # the SDK could not parse all end here (after the SDK's retries).
+            logger.warning("Anthropic request failed: %s: %s", type(exc).__name__, exc)
+            raise ProviderError(f"anthropic {type(exc).__name__}: {exc}", user_message=failure_message()) from exc
+        except ValueError as exc:  # malformed JSON body
+            raise ProviderError(f"anthropic malformed response: {exc}", user_message=failure_message()) from exc
+
+        blocks = self._blocks(response, chunks)
+        if not blocks or not "".join(b.text for b in blocks).strip():
+            raise ProviderError("anthropic returned an empty answer", user_message=failure_message())
+        usage = {}
+        raw_usage = getattr(response, "usage", None)
+        if raw_usage is not None:
+            usage = {k: v for k, v in raw_usage.model_dump().items() if isinstance(v, int)}
+        text = "".join(b.text for b in blocks)
+        return ProviderAnswer(
+            blocks=blocks,
+            provider=self.name,
+            model=getattr(response, "model", None) or self.model,
+            abstained=is_abstention(text),
+            usage=usage,
+            latency_ms=elapsed_ms(started),
+        )
+
+    def _blocks(self, response: Any, chunks: Sequence[RetrievedChunk]) -> list[AnswerBlock]:
+        content = getattr(response, "content", None)
+        if not isinstance(content, list):
+            raise ProviderError("anthropic response has no content list", user_message=failure_message())
+        blocks: list[AnswerBlock] = []
+        for block in content:
+            if getattr(block, "type", None) != "text":
+                continue
+            citations = []
+            for cite in getattr(block, "citations", None) or []:
+                cited_text = getattr(cite, "cited_text", "") or ""
+                document_index = getattr(cite, "document_index", None)
+                if getattr(cite, "type", None) == "char_location":
+                    citations.append(
+                        verified_citation(chunks, document_index, cited_text, cite.start_char_index, cite.end_char_index)
+                    )
+                else:
+                    # Page or content-block locations do not apply to plain-text
+                    # documents; still keep the quote so verification can judge it.
+                    citations.append(verified_citation(chunks, document_index, cited_text, None, None))
+            blocks.append(AnswerBlock(text=block.text, citations=citations))
+        return blocks

@@ -1,0 +1,123 @@
+"""What every answer provider shares: the interface, user-facing messages,
+language detection and locating a quote inside a chunk.
+
+Importable without Django settings (messages are translated lazily at call time); no network.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import unicodedata
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from django.utils.translation import gettext
+
+from qa.types import ProviderAnswer, RetrievedChunk
+from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN
+from verification.grounding import is_abstention as verification_is_abstention
+from verification.quotes import locate_quote as verification_locate_quote
+
+# The abstention sentence of the second reference article. It is a fixed
+# string (not a translatable UI message) because providers are told to say it
+# verbatim and verification recognises it by equality.
+ABSTAIN_JA = NOT_FOUND_MESSAGE
+ABSTAIN_EN = NOT_FOUND_MESSAGE_EN
+
+
+def failure_message() -> str:
+    """User-facing text for any provider failure other than quota."""
+    return gettext("回答の生成に失敗しました。しばらくしてから再度お試しください。")
+
+
+def quota_message() -> str:
+    """User-facing text when the provider answered 429 (rate limit or quota)."""
+    return gettext("AIサービスの利用上限に達しました。しばらくしてから再度お試しください。")
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """Turns a question plus retrieved chunks into cited answer blocks.
+
+    ``chunks`` is ordered best first; every ``Citation.chunk_index`` in the
+    result indexes this list (None for a document that was never sent).
+    ``strict`` asks for the conservative retry: quote only, answer briefly.
+    ``history`` holds earlier (question, answer) turns of the conversation.
+    Failures raise ``qa.types.ProviderError``; "not in the documents" is an
+    abstention (``abstained=True``), not an error.
+    """
+
+    name: str
+    model: str
+
+    def generate(
+        self,
+        question: str,
+        chunks: list[RetrievedChunk],
+        *,
+        expanded_terms: Sequence[str] = (),
+        strict: bool = False,
+        history: Sequence[tuple[str, str]] = (),
+    ) -> ProviderAnswer: ...
+
+
+_JAPANESE_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
+_LATIN_LETTER = re.compile(r"[A-Za-z]")
+
+
+def is_english(question: str) -> bool:
+    """True when the question is written in English (Latin letters, no kana or kanji).
+
+    A Japanese question that mentions an English product name stays Japanese.
+    """
+    return not _JAPANESE_CHAR.search(question) and bool(_LATIN_LETTER.search(question))
+
+
+def abstention_text(question: str) -> str:
+    """The exact "not found" sentence in the question's language."""
+    return ABSTAIN_EN if is_english(question) else ABSTAIN_JA
+
+
+def is_abstention(text: str) -> bool:
+    """True when an answer is (only) the abstention sentence: verification's one rule."""
+    return verification_is_abstention(text)
+
+
+def chunk_title(chunk: RetrievedChunk) -> str:
+    """The "file name — section" title shown to a model for a chunk."""
+    if chunk.section:
+        return f"{chunk.filename} — {chunk.section}"
+    return chunk.filename
+
+
+def elapsed_ms(started: float) -> float:
+    """Milliseconds since ``started`` (a ``time.perf_counter()`` value)."""
+    return round((time.perf_counter() - started) * 1000.0, 3)
+
+
+def sentence_separator(sentence: str) -> str:
+    """What joins a quoted sentence to the next one in the answer text.
+
+    Japanese sentences ending in 。 need nothing; an English sentence needs a
+    space; a list item or heading without final punctuation gets a line break
+    so two quoted items do not run together.
+    """
+    stripped = sentence.rstrip()
+    if not stripped or stripped != sentence:
+        return ""
+    last = stripped[-1]
+    if last in "。！？」』）】":
+        return ""
+    if last in ".!?":
+        return " "
+    return "\n"
+
+
+# --- locating quotes ----------------------------------------------------------
+
+
+def locate_quote(text: str, quote: str, hint_start: int | None = None) -> tuple[int, int] | None:
+    """Where ``quote`` occurs in ``text`` (nearest ``hint_start``), or None: verification's one rule."""
+    return verification_locate_quote(quote, text, near=hint_start)
+

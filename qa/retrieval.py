@@ -1,0 +1,155 @@
+"""Search for the portal: expansion, access-controlled hybrid retrieval, top-k, clarification.
+
+A user only ever retrieves chunks of the live versions of documents they may
+see (documents.selectors); the restriction is applied inside both indexes, not
+after the fact, so a restricted document can never crowd into a result.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from documents.keyword_index import live_keyword_index
+from documents.models import Chunk
+from documents.selectors import searchable_version_ids
+from documents.vectorstore import DenseIndex, live_collection
+from qa.engine import EngineConfig, HybridEngine, Mode
+from qa.expansion import dictionary_rules, expand
+from qa.fusion import Candidate
+from qa.types import RetrievedChunk
+
+
+@dataclass
+class SearchResult:
+    query: str
+    expanded_query: str
+    added_keywords: list[str]
+    hits: list[RetrievedChunk]
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def engine_config() -> EngineConfig:
+    return EngineConfig(
+        candidates=settings.RAG_CANDIDATES,
+        dense_weight=settings.RAG_DENSE_WEIGHT,
+        keyword_weight=settings.RAG_KEYWORD_WEIGHT,
+        rrf_k=settings.RAG_RRF_K,
+    )
+
+
+def live_engine() -> HybridEngine:
+    return HybridEngine(DenseIndex(live_collection()), live_keyword_index(), engine_config())
+
+
+def apply_floor_and_diversity(
+    candidates: list[Candidate],
+    document_of: dict[int, int],
+    *,
+    k: int,
+    min_similarity: float,
+    per_document: int,
+) -> list[Candidate]:
+    """Top ``k`` after the relevance floor and at most ``per_document`` chunks per document.
+
+    The floor drops candidates that match nothing: no keyword match and a
+    dense similarity below ``min_similarity``.
+    """
+    kept: list[Candidate] = []
+    per_doc: dict[int, int] = {}
+    for c in candidates:
+        if c.keyword_rank is None and (c.similarity or 0.0) < min_similarity:
+            continue
+        doc = document_of.get(c.chunk_id)
+        if doc is None:
+            continue
+        if per_doc.get(doc, 0) >= per_document:
+            continue
+        per_doc[doc] = per_doc.get(doc, 0) + 1
+        kept.append(c)
+        if len(kept) >= k:
+            break
+    return kept
+
+
+def search(
+    *,
+    user,  # noqa: ANN001
+    query: str,
+    document_id: int | None = None,
+    k: int | None = None,
+    mode: Mode = "hybrid",
+    llm_expansion=None,  # noqa: ANN001 - Callable[[str], list[str]] | None
+) -> SearchResult:
+    """The best chunks for ``query`` among what ``user`` may see (optionally one document)."""
+    k = k or settings.RAG_TOP_K
+    t0 = time.perf_counter()
+    expansion = expand(query, rules=dictionary_rules(), llm=llm_expansion)
+    timings = {"expansion": (time.perf_counter() - t0) * 1000}
+
+    version_ids = searchable_version_ids(user, document_id=document_id)
+    result = live_engine().search(
+        question=query, expanded_query=expansion.expanded_query, version_ids=version_ids, mode=mode
+    )
+    timings.update(result.timings)
+
+    ids = [c.chunk_id for c in result.candidates]
+    chunks = {
+        c.pk: c
+        for c in Chunk.objects.filter(pk__in=ids, version_id__in=version_ids).select_related("document")
+    }
+    top = apply_floor_and_diversity(
+        result.candidates,
+        {pk: c.document_id for pk, c in chunks.items()},
+        k=k,
+        min_similarity=settings.RAG_MIN_SIMILARITY,
+        per_document=settings.RAG_MAX_CHUNKS_PER_DOCUMENT if document_id is None else k,
+    )
+    hits = [
+        RetrievedChunk(
+            chunk_id=c.chunk_id,
+            document_id=chunks[c.chunk_id].document_id,
+            version_id=chunks[c.chunk_id].version_id,
+            filename=chunks[c.chunk_id].document.filename,
+            title=chunks[c.chunk_id].document.title,
+            section=chunks[c.chunk_id].heading_path,
+            text=chunks[c.chunk_id].text,
+            score=round(c.score, 6),
+            similarity=round(c.similarity or 0.0, 4),
+            dense_rank=c.dense_rank,
+            keyword_rank=c.keyword_rank,
+        )
+        for c in top
+    ]
+    timings["total"] = (time.perf_counter() - t0) * 1000
+    return SearchResult(
+        query=query,
+        expanded_query=expansion.expanded_query,
+        added_keywords=expansion.added_keywords,
+        hits=hits,
+        timings=timings,
+    )
+
+
+def clarification_options(hits: list[RetrievedChunk], *, gap: float, max_options: int = 4) -> list[RetrievedChunk]:
+    """Candidate documents to offer when retrieval cannot decide, else [].
+
+    Ambiguous means: the relative gap between the top two fused scores is below
+    ``gap`` and the close hits come from more than one document. One option
+    per document, best first.
+    """
+    if gap <= 0 or len(hits) < 2:
+        return []
+    top = hits[0].score
+    if top <= 0 or (top - hits[1].score) / top >= gap:
+        return []
+    close = [h for h in hits if (top - h.score) / top < gap]
+    options: list[RetrievedChunk] = []
+    seen: set[int] = set()
+    for h in close:
+        if h.document_id not in seen:
+            seen.add(h.document_id)
+            options.append(h)
+    return options[:max_options] if len(options) > 1 else []

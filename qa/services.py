@@ -1,0 +1,286 @@
+"""The question workflow and feedback: the only code that writes answers.
+
+answer_question: follow-up aware search query → expansion + ACL retrieval →
+clarification (no provider call) or provider → verification (+ one strict
+retry when ungrounded) → Answer, Citation rows and the evidence snapshot.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from documents.models import Document
+from documents.selectors import visible_documents
+from qa.models import FLAG_NAMES, Answer, Citation, Conversation, Feedback
+from qa.providers import get_provider
+from qa.retrieval import SearchResult, clarification_options, search
+from qa.types import ProviderAnswer, ProviderError, RetrievedChunk
+from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN
+from verification.verdict import verify
+
+log = logging.getLogger(__name__)
+
+MAX_QUESTION_CHARS = 2000
+CONTEXT_CHARS = 80
+GENERIC_ERROR = "回答の生成に失敗しました。しばらくしてから再度お試しください。"
+# Follow-ups lean on the previous turn: demonstratives, or too short to stand alone.
+_FOLLOW_UP = re.compile(r"(それ|その|そちら|そこ|これ|この|あれ|あの|前述|上記|\bit\b|\bthat\b|\bthis\b|\bthose\b|\bthey\b)", re.I)
+_LATIN = re.compile(r"[A-Za-z]")
+_KANA_KANJI = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+
+
+def is_english(text: str) -> bool:
+    return bool(_LATIN.search(text)) and not _KANA_KANJI.search(text)
+
+
+def search_query_for(text: str, previous_questions: list[str]) -> str:
+    """The query to search: the question, with the previous question folded in for a follow-up."""
+    if previous_questions and (_FOLLOW_UP.search(text) or len(text.strip()) <= 8):
+        return f"{previous_questions[-1]} {text}"
+    return text
+
+
+def _validate(text: str) -> str:
+    text = (text or "").strip()
+    if not text:
+        raise ValidationError({"text": _("質問を入力してください。")}, code="empty")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise ValidationError(
+            {"text": _("質問は%(n)d文字以内で入力してください。") % {"n": MAX_QUESTION_CHARS}}, code="too_long"
+        )
+    return text
+
+
+def _snapshot(hits: list[RetrievedChunk]) -> list[dict]:
+    return [
+        {
+            "chunk_id": h.chunk_id,
+            "document_id": h.document_id,
+            "version_id": h.version_id,
+            "filename": h.filename,
+            "title": h.title,
+            "section": h.section,
+            "score": h.score,
+            "similarity": h.similarity,
+            "dense_rank": h.dense_rank,
+            "keyword_rank": h.keyword_rank,
+            "text": h.text,
+        }
+        for h in hits
+    ]
+
+
+def answer_question(
+    *,
+    user,  # noqa: ANN001
+    text: str,
+    conversation: Conversation | None = None,
+    document: Document | None = None,
+) -> Answer:
+    """Answer ``text`` for ``user`` and store everything a reviewer needs.
+
+    Raises ValidationError for an empty or too long question, a conversation
+    that is not the user's, or a document the user may not see. Provider
+    failures do not raise: they are stored as an ``error`` answer with a
+    message for the user and flagged for review.
+    """
+    started = time.perf_counter()
+    text = _validate(text)
+    if conversation is not None and conversation.user_id != user.pk:
+        raise ValidationError({"conversation": _("この会話は見つかりません。")}, code="not_found")
+    if document is not None and not visible_documents(user).filter(pk=document.pk).exists():
+        raise ValidationError({"document": _("この文書は見つかりません。")}, code="not_found")
+
+    if conversation is None:
+        conversation = Conversation.objects.create(user=user, title=text[:60])
+    previous = list(conversation.answers.order_by("created_at").values_list("question", flat=True))
+    search_query = search_query_for(text, previous)
+
+    result = search(user=user, query=search_query, document_id=document.pk if document else None)
+    answer = Answer(
+        conversation=conversation,
+        user=user,
+        question=text,
+        search_query=search_query,
+        expanded_query=result.expanded_query,
+        added_keywords=result.added_keywords,
+        restricted_document=document,
+        retrieved=_snapshot(result.hits),
+        usage={"timings_ms": {k: round(v, 2) for k, v in result.timings.items()}},
+    )
+
+    options = [] if document is not None else clarification_options(result.hits, gap=settings.RAG_CLARIFY_GAP)
+    if options:
+        _store_clarification(answer, options, english=is_english(text))
+    elif not result.hits:
+        _store_abstention(answer, english=is_english(text))
+    else:
+        _answer_with_provider(answer, text, result)
+    answer.latency_ms = (time.perf_counter() - started) * 1000
+    _save(answer)
+    Conversation.objects.filter(pk=conversation.pk).update(title=conversation.title or text[:60])
+    conversation.save(update_fields=["updated_at"])
+    return answer
+
+
+def _store_clarification(answer: Answer, options: list[RetrievedChunk], *, english: bool) -> None:
+    answer.response_type = Answer.ResponseType.CLARIFICATION
+    message = (
+        "Several documents could answer this. Which one do you mean?"
+        if english
+        else "複数の文書が該当しそうです。どの文書についての質問ですか？"
+    )
+    answer.answer_text = message
+    answer.clarification = {
+        "message": message,
+        "options": [
+            {"document_id": h.document_id, "filename": h.filename, "title": h.title, "section": h.section, "score": h.score}
+            for h in options
+        ],
+    }
+    answer.confidence = Answer.Confidence.LOW
+    answer.verification = {"confidence": "low", "flags": [], "warnings": [], "citation_presence": None}
+
+
+def _store_abstention(answer: Answer, *, english: bool) -> None:
+    answer.response_type = Answer.ResponseType.NOT_FOUND
+    answer.answer_text = NOT_FOUND_MESSAGE_EN if english else NOT_FOUND_MESSAGE
+    answer.blocks = [{"text": answer.answer_text, "citations": []}]
+    answer.confidence = Answer.Confidence.LOW
+    answer.flag_not_found = True
+    answer.flag_low_retrieval = True
+    answer.verification = {
+        "confidence": "low",
+        "flags": ["low_retrieval", "not_found"],
+        "warnings": [],
+        "citation_presence": None,
+    }
+
+
+def _answer_with_provider(answer: Answer, question: str, result: SearchResult) -> None:
+    hits = result.hits
+    try:
+        provider = get_provider()
+        answer.provider, answer.model_name = provider.name, provider.model
+        generated = provider.generate(question, hits, expanded_terms=result.added_keywords)
+        verdict = _verify(generated, hits)
+        if "low_grounding" in verdict.flags and provider.name != "extractive":
+            # Conservative retry (second reference article): once, with a stricter prompt.
+            retried = provider.generate(question, hits, expanded_terms=result.added_keywords, strict=True)
+            retried_verdict = _verify(retried, hits)
+            if "low_grounding" not in retried_verdict.flags:
+                generated, verdict = retried, retried_verdict
+            answer.usage["strict_retry"] = True
+    except ProviderError as exc:
+        log.warning("provider failed: %s", exc)
+        answer.response_type = Answer.ResponseType.ERROR
+        answer.answer_text = exc.user_message or GENERIC_ERROR
+        answer.error = str(exc) or exc.__class__.__name__
+        answer.confidence = Answer.Confidence.LOW
+        answer.flag_provider_error = True
+        answer.needs_review = True
+        answer.verification = {"confidence": "low", "flags": ["provider_error"], "warnings": [], "citation_presence": None}
+        return
+
+    answer.usage.update({"provider": generated.usage, "provider_latency_ms": round(generated.latency_ms, 2)})
+    answer.response_type = Answer.ResponseType.NOT_FOUND if generated.abstained else Answer.ResponseType.ANSWER
+    answer.confidence = verdict.confidence
+    answer.verification = verdict.to_dict()
+    answer.warnings = list(verdict.warnings)
+    answer.needs_review = verdict.needs_review
+    for name in FLAG_NAMES:
+        if name in verdict.flags:
+            setattr(answer, f"flag_{name}", True)
+    answer._pending = (generated, verdict, hits)  # citations are written after the answer row exists
+    if verdict.replaced_text:
+        answer.original_answer_text = generated.text
+        answer.answer_text = verdict.replaced_text
+    else:
+        answer.answer_text = generated.text
+
+
+def _verify(generated: ProviderAnswer, hits: list[RetrievedChunk]):  # noqa: ANN202
+    return verify(
+        blocks=generated.blocks,
+        chunks=hits,
+        top_similarity=max((h.similarity for h in hits), default=None),
+        thresholds=(settings.RAG_CONFIDENCE_HIGH, settings.RAG_CONFIDENCE_MEDIUM),
+        min_grounded_ratio=settings.RAG_MIN_GROUNDED_RATIO,
+        abstained=generated.abstained,
+    )
+
+
+@transaction.atomic
+def _save(answer: Answer) -> None:
+    pending = getattr(answer, "_pending", None)
+    answer.save()
+    if pending is None:
+        return
+    generated, verdict, hits = pending
+    checks = list(verdict.quote_checks)
+    numbers: dict[tuple, int] = {}
+    rows: list[Citation] = []
+    blocks: list[dict] = []
+    flat = 0
+    for block_index, block in enumerate(generated.blocks):
+        block_numbers: list[int] = []
+        for citation in block.citations:
+            check = checks[flat] if flat < len(checks) else {}
+            flat += 1
+            start = check.get("start", citation.start)
+            end = check.get("end", citation.end)
+            key = (citation.chunk_index, start, end, citation.cited_text)
+            if key not in numbers:
+                numbers[key] = len(numbers) + 1
+                index = citation.chunk_index
+                hit = hits[index] if index is not None and 0 <= index < len(hits) else None
+                verified = bool(check.get("verified", False)) and hit is not None
+                rows.append(
+                    Citation(
+                        answer=answer,
+                        n=numbers[key],
+                        block_index=block_index,
+                        chunk_id=hit.chunk_id if hit else None,
+                        document_id=hit.document_id if hit else None,
+                        filename=hit.filename if hit else "",
+                        section=hit.section if hit else "",
+                        cited_text=citation.cited_text,
+                        start=start if verified else None,
+                        end=end if verified else None,
+                        quote_verified=verified,
+                        context_before=hit.text[max(0, start - CONTEXT_CHARS) : start] if verified else "",
+                        context_after=hit.text[end : end + CONTEXT_CHARS] if verified else "",
+                    )
+                )
+            if numbers[key] not in block_numbers:
+                block_numbers.append(numbers[key])
+        blocks.append({"text": block.text, "citations": block_numbers})
+    Citation.objects.bulk_create(rows)
+    answer.blocks = blocks
+    answer.save(update_fields=["blocks"])
+
+
+def feedback_record(*, answer: Answer, user, rating: int, reason: str = "", comment: str = "") -> Feedback:  # noqa: ANN001
+    """Record ``user``'s current rating of ``answer`` (replacing an earlier one).
+
+    A 👎 needs a reason; the caller must already have checked that ``answer`` is the user's.
+    """
+    if rating not in (Feedback.Rating.UP, Feedback.Rating.DOWN):
+        raise ValidationError({"rating": _("評価は 1（👍）か -1（👎）で指定してください。")}, code="invalid")
+    if reason and reason not in Feedback.Reason.values:
+        raise ValidationError({"reason": _("理由の選択肢が正しくありません。")}, code="invalid")
+    if rating == Feedback.Rating.DOWN and not reason:
+        raise ValidationError({"reason": _("👎 の理由を選んでください。")}, code="required")
+    if rating == Feedback.Rating.UP:
+        reason = ""
+    feedback, _created = Feedback.objects.update_or_create(
+        answer=answer, user=user, defaults={"rating": rating, "reason": reason, "comment": comment.strip()[:2000]}
+    )
+    return feedback

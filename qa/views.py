@@ -1,0 +1,177 @@
+"""Chat pages: a conversation, the question box, answers (HTMX fragments) and feedback.
+
+Every view works as a plain form POST (redirect back to the conversation) and,
+when ``request.htmx``, returns only the fragment to swap in. Access goes through
+``qa.selectors`` (another user's conversation or answer is a 404); the writes go
+through ``qa.services`` exactly as the API's do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import push_url, reswap, retarget
+
+from documents.models import Document
+from qa import selectors, services
+from qa.models import Answer, Conversation, Feedback
+from qa.presenters import answer_view
+
+CONVERSATION_LIST_SIZE = 30
+
+
+def _get_conversation_for_user(request: HttpRequest, pk: int) -> Conversation:
+    """The user's own conversation, or 404 (another user's conversation is indistinguishable from none)."""
+    conversation = selectors.conversations_for_user(request.user).filter(pk=pk).first()
+    if conversation is None:
+        raise Http404
+    return conversation
+
+
+def _exchange(answer: Answer, feedback: Feedback | None) -> dict[str, Any]:
+    return {"view": answer_view(answer), "answer": answer, "feedback": feedback}
+
+
+def _exchanges(request: HttpRequest, answers: list[Answer]) -> list[dict[str, Any]]:
+    ratings = {f.answer_id: f for f in Feedback.objects.filter(user=request.user, answer__in=answers)}
+    return [_exchange(a, ratings.get(a.pk)) for a in answers]
+
+
+def _page_context(request: HttpRequest, conversation: Conversation | None) -> dict[str, Any]:
+    answers: list[Answer] = []
+    if conversation is not None:
+        answers = list(
+            selectors.answers_for_user(request.user)
+            .filter(conversation=conversation)
+            .order_by("created_at", "pk")
+            .prefetch_related("citations")
+        )
+    return {
+        "conversation": conversation,
+        "exchanges": _exchanges(request, answers),
+        "conversations": selectors.conversations_for_user(request.user)[:CONVERSATION_LIST_SIZE],
+        "reason_choices": Feedback.Reason.choices,
+    }
+
+
+def _conversation_url(conversation: Conversation, answer: Answer | None = None) -> str:
+    url = reverse("qa:conversation", args=[conversation.pk])
+    return f"{url}#answer-{answer.pk}" if answer else url
+
+
+@login_required
+@require_GET
+def chat(request: HttpRequest) -> HttpResponse:
+    """A new, empty conversation: question box and the list of past conversations."""
+    return render(request, "qa/chat.html", _page_context(request, None))
+
+
+@login_required
+@require_GET
+def conversation_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """One of the user's conversations so far, with the question box to continue it."""
+    return render(request, "qa/chat.html", _page_context(request, _get_conversation_for_user(request, pk)))
+
+
+def _int_or_none(value: str | None) -> int | None:
+    try:
+        return int(value) if value not in (None, "") else None
+    except ValueError:
+        return None
+
+
+@login_required
+@require_POST
+def ask(request: HttpRequest) -> HttpResponse:
+    """Ask a question (optionally in a conversation, optionally restricted to one document).
+
+    HTMX: returns the question + answer fragment to append to the conversation,
+    refreshes the conversation id and list out of band, and pushes the
+    conversation URL. Without JavaScript: redirects to the conversation.
+    Invalid input re-renders the form errors (HTMX: into ``#ask-errors``).
+    """
+    conversation_id = _int_or_none(request.POST.get("conversation"))
+    conversation = _get_conversation_for_user(request, conversation_id) if conversation_id else None
+    document_id = _int_or_none(request.POST.get("document"))
+    text = request.POST.get("text", "")
+    errors: list[str] = []
+    answer = None
+    document = None
+    if request.POST.get("document") and document_id is None:
+        errors.append(_("文書の指定が正しくありません。"))
+    elif document_id is not None:
+        # Visibility is the service's rule; here only "does it exist at all".
+        document = Document.objects.filter(pk=document_id).first()
+        if document is None:
+            errors.append(_("指定された文書が見つかりません。"))
+    if not errors:
+        try:
+            answer = services.answer_question(
+                user=request.user, text=text, conversation=conversation, document=document
+            )
+        except ValidationError as exc:
+            errors = list(exc.messages)
+
+    if errors:
+        if request.htmx:
+            response = render(request, "qa/partials/_ask_errors.html", {"errors": errors})
+            return reswap(retarget(response, "#ask-errors"), "innerHTML")
+        context = _page_context(request, conversation)
+        context.update(errors=errors, question_text=text)
+        return render(request, "qa/chat.html", context, status=400)
+
+    assert answer is not None
+    if not request.htmx:
+        return redirect(_conversation_url(answer.conversation, answer))
+    answer = selectors.answers_for_user(request.user).prefetch_related("citations").get(pk=answer.pk)
+    context = {
+        **_exchange(answer, None),
+        "reason_choices": Feedback.Reason.choices,
+        "conversation": answer.conversation,
+        "conversations": selectors.conversations_for_user(request.user)[:CONVERSATION_LIST_SIZE],
+        "oob": True,
+    }
+    response = render(request, "qa/partials/_ask_response.html", context)
+    return push_url(response, _conversation_url(answer.conversation))
+
+
+@login_required
+@require_POST
+def feedback(request: HttpRequest, pk: int) -> HttpResponse:
+    """Record (or change) the user's 👍/👎 on one of their answers; 👎 needs a reason."""
+    answer = selectors.get_answer_for_user(request.user, pk)
+    error = ""
+    saved = None
+    try:
+        saved = services.feedback_record(
+            answer=answer,
+            user=request.user,
+            rating=_int_or_none(request.POST.get("rating")) or 0,
+            reason=request.POST.get("reason", ""),
+            comment=request.POST.get("comment", ""),
+        )
+    except ValidationError as exc:
+        error = " ".join(exc.messages)
+    if request.htmx:
+        current = saved or Feedback.objects.filter(answer=answer, user=request.user).first()
+        context = {
+            "answer": answer,
+            "feedback": current,
+            "saved": saved is not None,
+            "error": error,
+            "reason_choices": Feedback.Reason.choices,
+        }
+        return render(request, "qa/partials/_feedback.html", context, status=200)
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, _("フィードバックを保存しました。"))
+    return redirect(_conversation_url(answer.conversation, answer))

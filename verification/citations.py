@@ -1,0 +1,232 @@
+"""Citation presence: does the answer name its sources, and only real ones?
+
+Pure Python, no Django. Implements the contract of the first reference article
+(strong / weak / none, fabricated file names, three Japanese warnings, the
+confidence rules) so that it is right on Japanese text:
+
+- ``\\b`` never fires between Latin letters and kana/kanji (Python's ``\\w`` matches
+  both), so boundaries are checked against ASCII word characters only:
+  ``attendance.mdによると`` and ``資料attendance.mdを参照`` are strong citations,
+  ``myattendance.md`` and ``attendances`` are not citations of ``attendance.md``.
+- Case and width never matter (``Attendance.md``, ``ａｔｔｅｎｄａｎｃｅ．ｍｄ``): the
+  answer is NFKC-normalised and compared case-insensitively.
+- A path or link to a source counts as the source (``docs/attendance.md``,
+  ``[勤怠](attendance.md)``), and every supported extension counts.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from verification.grounding import gettext_noop
+from verification.textnorm import is_ascii_word, is_hiragana, is_kanji, is_katakana, nfkc
+
+
+SUPPORTED_EXTENSIONS: tuple[str, ...] = ("md", "markdown", "txt", "html", "htm", "pdf", "docx")
+
+WARNING_FABRICATED = gettext_noop("回答に検索結果にない出典が含まれています: {names}")
+WARNING_NONE = gettext_noop("回答に出典が含まれていません")
+WARNING_WEAK = gettext_noop("出典の表記が不完全です（*.md形式での明示を推奨）")
+
+_CONFIDENCE_STEPS = ("low", "medium", "high")
+
+# Longest alternatives first so ".markdown" is not read as ".m" + "arkdown",
+# and the look-ahead keeps ".htm" from matching the start of ".html" and
+# ".md" from matching inside "attendance.md.bak".
+_EXTENSION_RE = re.compile(
+    r"\.(?:markdown|docx|html|htm|txt|pdf|md)(?![A-Za-z0-9_]|\.[A-Za-z0-9])",
+    re.IGNORECASE,
+)
+# Characters that join a Latin word: a source name starting with one of these
+# must not be preceded by one (``myattendance.md`` is another file).
+_JOINERS = r"A-Za-z0-9_\-."
+# Words that commonly sit directly in front of a file name in Japanese prose
+# ("資料attendance.md", "ファイル就業規則.pdf"); stripped from reported names only.
+_LEADING_WORDS = ("ドキュメント", "ファイル", "資料", "文書", "出典", "参照", "参考", "添付")
+
+
+def verify_citation_presence(answer: str, sources: list[str]) -> dict | None:
+    """Check which of ``sources`` (file names) the ``answer`` names, and which names it invents.
+
+    Returns ``None`` when ``sources`` is empty (nothing to check against, e.g. a
+    clarifying question). Otherwise a dict:
+
+    - ``has_citation``: a strong or weak citation exists;
+    - ``citation_quality``: ``"strong"`` (a source's file name, any case/width,
+      possibly inside a path or link), ``"weak"`` (only a source's base name,
+      standing alone as a Latin word, e.g. ``attendanceの資料``), ``"none"``;
+    - ``mentioned_sources``: the sources cited (strong ones, or weak ones when
+      no strong one exists), spelled as in ``sources``;
+    - ``expected_sources``: the sources, sorted;
+    - ``unexpected_sources``: file names (supported extensions) in the answer
+      that are not sources — fabricated citations;
+    - ``mentioned_files``: every file name found in the answer (for debugging);
+    - ``warning``: the first reference article's warning, priority
+      fabricated > none > weak, or ``None`` for a clean strong citation.
+    """
+    if not sources:
+        return None
+    text = nfkc(answer)
+    by_key: dict[str, str] = {}
+    for source in sources:
+        by_key.setdefault(_source_key(source), source)
+
+    strong: set[str] = set()
+    strong_ends: set[int] = set()
+    mentioned_files: dict[str, str] = {}
+    for key, source in by_key.items():
+        for match in _name_pattern(key, extension=True).finditer(text):
+            strong.add(source)
+            strong_ends.add(match.end())
+            mentioned_files.setdefault(match.group(0).casefold(), match.group(0))
+
+    unexpected: dict[str, str] = {}
+    unexpected_spans: list[tuple[int, int]] = []
+    for match in _EXTENSION_RE.finditer(text):
+        if match.end() in strong_ends:
+            continue
+        found = _file_name_before(text, match.start(), match.end())
+        if found is None:
+            continue
+        start, name = found
+        unexpected.setdefault(name.casefold(), name)
+        mentioned_files.setdefault(name.casefold(), name)
+        unexpected_spans.append((start, match.end()))
+
+    weak: list[str] = []
+    if not strong:
+        for key, source in by_key.items():
+            base = _base_name(key)
+            if len(base) < 2:
+                continue
+            for match in _name_pattern(base, extension=False).finditer(text):
+                if not any(s < match.end() and match.start() < e for s, e in unexpected_spans):
+                    weak.append(source)
+                    break
+
+    warning: str | None = None
+    if unexpected:
+        warning = WARNING_FABRICATED.format(names=", ".join(sorted(unexpected.values())))
+    elif not strong and not weak:
+        warning = WARNING_NONE
+    elif not strong:
+        warning = WARNING_WEAK
+
+    return {
+        "has_citation": bool(strong or weak),
+        "citation_quality": "strong" if strong else ("weak" if weak else "none"),
+        "mentioned_sources": sorted(strong) + sorted(weak),
+        "expected_sources": sorted(set(sources)),
+        "mentioned_files": sorted(mentioned_files.values()),
+        "unexpected_sources": sorted(unexpected.values()),
+        "warning": warning,
+    }
+
+
+def adjust_confidence_by_citation(confidence: str, citation_result: dict | None) -> str:
+    """Apply the first reference article's confidence rules to ``confidence``.
+
+    ``None`` result → unchanged; fabricated sources → ``"low"``; no citation →
+    one step down (``"low"`` stays ``"low"``); weak or strong → unchanged.
+    """
+    if citation_result is None:
+        return confidence
+    if citation_result.get("unexpected_sources"):
+        return "low"
+    if not citation_result.get("has_citation"):
+        return step_down(confidence)
+    return confidence
+
+
+def step_down(confidence: str) -> str:
+    """One confidence step down; ``"low"`` (and unknown values) stay as they are."""
+    if confidence in _CONFIDENCE_STEPS:
+        return _CONFIDENCE_STEPS[max(0, _CONFIDENCE_STEPS.index(confidence) - 1)]
+    return confidence
+
+
+def file_names_in(text: str) -> list[str]:
+    """Every file name with a supported extension written in ``text``, NFKC-normalised."""
+    normal = nfkc(text)
+    names: dict[str, str] = {}
+    for match in _EXTENSION_RE.finditer(normal):
+        found = _file_name_before(normal, match.start(), match.end())
+        if found is not None:
+            names.setdefault(found[1].casefold(), found[1])
+    return list(names.values())
+
+
+def _source_key(source: str) -> str:
+    """A source's base file name, NFKC-normalised (paths are stripped)."""
+    normal = unicodedata.normalize("NFKC", source).strip()
+    return re.split(r"[/\\]", normal)[-1]
+
+
+def _base_name(key: str) -> str:
+    stem, dot, _ext = key.rpartition(".")
+    return stem if dot and stem else key
+
+
+def _name_pattern(name: str, *, extension: bool) -> re.Pattern[str]:
+    """Case-insensitive pattern for ``name`` with Latin-word boundaries where Latin touches Latin."""
+    left = rf"(?<![{_JOINERS}])" if is_ascii_word(name[0]) else ""
+    if extension:
+        right = r"(?![A-Za-z0-9_]|\.[A-Za-z0-9])"
+    else:
+        # "attendance.md.bak" and "attendance-old" are other names, not this base name.
+        right = r"(?![A-Za-z0-9_\-]|\.[A-Za-z0-9])" if is_ascii_word(name[-1]) else ""
+    return _compiled(left + re.escape(name) + right)
+
+
+_PATTERN_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def _compiled(pattern: str) -> re.Pattern[str]:
+    compiled = _PATTERN_CACHE.get(pattern)
+    if compiled is None:
+        if len(_PATTERN_CACHE) > 512:
+            _PATTERN_CACHE.clear()
+        compiled = _PATTERN_CACHE[pattern] = re.compile(pattern, re.IGNORECASE)
+    return compiled
+
+
+def _is_name_char(ch: str) -> bool:
+    return (ch.isascii() and (ch.isalnum() or ch in "_-.")) or is_kanji(ch) or is_katakana(ch) or is_hiragana(ch)
+
+
+def _file_name_before(text: str, dot: int, end: int) -> tuple[int, str] | None:
+    """The file name whose extension is ``text[dot:end]``, as ``(start, name)``.
+
+    Japanese prose puts no space between a file name and the words around it,
+    so the name is read backwards from the extension and trimmed: after the
+    last hiragana (particles such as は, の, に), and, when it ends in Latin
+    letters, to its Latin part (``資料company_policy.md`` → ``company_policy.md``).
+    Returns ``None`` when no name is left (``これは.mdファイル``).
+    """
+    start = dot
+    while start > 0 and _is_name_char(text[start - 1]):
+        start -= 1
+    stem = text[start:dot]
+    if stem and is_ascii_word(stem[-1]):
+        cut = len(stem)
+        while cut > 0 and stem[cut - 1].isascii() and _is_name_char(stem[cut - 1]):
+            cut -= 1
+        start += cut
+    else:
+        for i in range(len(stem) - 1, -1, -1):
+            if is_hiragana(stem[i]):
+                start += i + 1
+                break
+        stripped = True
+        while stripped:
+            stripped = False
+            for word in _LEADING_WORDS:
+                if text.startswith(word, start) and start + len(word) < dot:
+                    start += len(word)
+                    stripped = True
+    while start < dot and text[start] in ".-":
+        start += 1
+    if start >= dot:
+        return None
+    return start, text[start:end]

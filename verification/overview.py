@@ -1,0 +1,200 @@
+"""Numbers for the review overview page: flagged answers per day, not-found rate, documents involved.
+
+Everything is computed from the database in a handful of aggregate queries and
+turned into plain data (including the geometry of the SVG chart), so that the
+template only draws and escapes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from dataclasses import dataclass, field
+
+from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from documents.models import Document
+from qa.models import FLAG_NAMES, Answer, Citation, Feedback
+from verification.admin_filters import FLAG_LABELS
+from verification.queue import needs_review_condition, review_queue
+
+DAYS = 30
+
+# Chart geometry, in SVG user units.
+LABEL_WIDTH = 170
+BAR_WIDTH = 14
+BAR_GAP = 3
+ROW_HEIGHT = 34
+BAR_MAX_HEIGHT = 24
+TOTAL_WIDTH = 50
+AXIS_HEIGHT = 22
+
+
+@dataclass
+class Bar:
+    day: dt.date
+    count: int
+    x: int
+    y: int
+    height: int
+
+
+@dataclass
+class Series:
+    key: str
+    label: str
+    total: int
+    y: int
+    bars: list[Bar] = field(default_factory=list)
+
+
+@dataclass
+class Chart:
+    width: int
+    height: int
+    series: list[Series]
+    ticks: list[tuple[int, str]]
+    baseline_offset: int
+    total_x: int
+    bar_width: int = BAR_WIDTH
+
+
+def _series_conditions() -> list[tuple[str, str, Q]]:
+    """(key, label, condition) of each chart row; the first row is the queue itself."""
+    down = Exists(Feedback.objects.filter(answer=OuterRef("pk"), rating=Feedback.Rating.DOWN))
+    rows: list[tuple[str, str, Q]] = [
+        ("queue", _("要確認（合計）"), needs_review_condition()),
+        ("low_confidence", _("信頼度：低"), Q(confidence=Answer.Confidence.LOW)),
+        ("thumbs_down", _("低評価（👎）"), Q(down)),
+    ]
+    rows += [(name, FLAG_LABELS[name], Q(**{f"flag_{name}": True})) for name in FLAG_NAMES]
+    return rows
+
+
+def _window(now: dt.datetime, days: int) -> tuple[list[dt.date], dt.datetime]:
+    today = timezone.localdate(now)
+    first = today - dt.timedelta(days=days - 1)
+    start = timezone.make_aware(dt.datetime.combine(first, dt.time.min))
+    return [first + dt.timedelta(days=i) for i in range(days)], start
+
+
+def daily_counts(now: dt.datetime | None = None, days: int = DAYS) -> tuple[list[dt.date], dict[str, dict[dt.date, int]]]:
+    """Per chart row, the number of answers per local calendar day over the last ``days`` days (one query)."""
+    day_list, start = _window(now or timezone.now(), days)
+    conditions = _series_conditions()
+    rows = (
+        Answer.objects.filter(created_at__gte=start)
+        .annotate(day=TruncDate("created_at", tzinfo=timezone.get_current_timezone()))
+        .order_by()
+        .values("day")
+        .annotate(**{key: Count("pk", filter=condition) for key, _label, condition in conditions})
+    )
+    counts: dict[str, dict[dt.date, int]] = {key: {} for key, _label, _c in conditions}
+    for row in rows:
+        for key in counts:
+            counts[key][row["day"]] = row[key]
+    return day_list, counts
+
+
+def flag_chart(now: dt.datetime | None = None, days: int = DAYS) -> Chart:
+    """The small-multiples bar chart: one row per series, one bar per day, a shared scale."""
+    day_list, counts = daily_counts(now, days)
+    peak = max((n for per_day in counts.values() for n in per_day.values()), default=0) or 1
+    series = []
+    for index, (key, label, _condition) in enumerate(_series_conditions()):
+        y = index * ROW_HEIGHT
+        bars = []
+        for i, day in enumerate(day_list):
+            count = counts[key].get(day, 0)
+            height = round(BAR_MAX_HEIGHT * count / peak) if count else 0
+            # A non-zero day stays visible next to a large peak.
+            height = max(height, 2) if count else 0
+            bars.append(
+                Bar(day=day, count=count, x=LABEL_WIDTH + i * (BAR_WIDTH + BAR_GAP), y=y + BAR_MAX_HEIGHT - height, height=height)
+            )
+        series.append(Series(key=key, label=str(label), total=sum(b.count for b in bars), y=y, bars=bars))
+    plot_width = len(day_list) * (BAR_WIDTH + BAR_GAP)
+    ticks = [
+        (LABEL_WIDTH + i * (BAR_WIDTH + BAR_GAP), day.strftime("%m/%d"))
+        for i, day in enumerate(day_list)
+        # Weekly ticks plus the last day, without a weekly tick crowding the last one.
+        if (i % 7 == 0 and i < len(day_list) - 4) or i == len(day_list) - 1
+    ]
+    height = len(series) * ROW_HEIGHT + AXIS_HEIGHT
+    return Chart(
+        width=LABEL_WIDTH + plot_width + TOTAL_WIDTH,
+        height=height,
+        series=series,
+        ticks=ticks,
+        baseline_offset=BAR_MAX_HEIGHT,
+        total_x=LABEL_WIDTH + plot_width + 8,
+    )
+
+
+def not_found_rate(now: dt.datetime | None = None, days: int = DAYS) -> dict[str, float | int]:
+    """Share of answers in the window that found nothing to answer from (a sign that documents are missing)."""
+    _days, start = _window(now or timezone.now(), days)
+    not_found = Q(response_type=Answer.ResponseType.NOT_FOUND) | Q(flag_not_found=True)
+    totals = Answer.objects.filter(created_at__gte=start).aggregate(
+        total=Count("pk"), not_found=Count("pk", filter=not_found)
+    )
+    total, missing = totals["total"], totals["not_found"]
+    return {"total": total, "not_found": missing, "rate": (missing / total) if total else 0.0}
+
+
+@dataclass
+class DocumentInvolvement:
+    filename: str
+    answers: int
+    cited: int
+    retrieved: int
+    document: Document | None
+
+
+def documents_in_flagged_answers(
+    now: dt.datetime | None = None, days: int = DAYS, limit: int = 10
+) -> list[DocumentInvolvement]:
+    """Documents most often cited by, or retrieved for, queued answers of the window.
+
+    Counted by file name from the snapshots (citations and retrieved chunks), so a
+    document re-indexed or deleted since still shows up. ``answers`` counts each
+    answer once per document even when it both cites and retrieved it.
+    """
+    _days, start = _window(now or timezone.now(), days)
+    queued = review_queue(Answer.objects.filter(created_at__gte=start))
+    cited: dict[str, set[int]] = {}
+    for answer_id, filename in Citation.objects.filter(answer__in=queued.values("pk")).values_list("answer_id", "filename"):
+        if filename:
+            cited.setdefault(filename, set()).add(answer_id)
+    retrieved: dict[str, set[int]] = {}
+    for answer_id, snapshot in queued.values_list("pk", "retrieved"):
+        for item in snapshot or []:
+            if isinstance(item, dict) and item.get("filename"):
+                retrieved.setdefault(item["filename"], set()).add(answer_id)
+    involved = Counter({name: len(cited.get(name, set()) | retrieved.get(name, set())) for name in {*cited, *retrieved}})
+    top = sorted(involved.items(), key=lambda item: (-item[1], item[0]))[:limit]
+    documents = Document.objects.in_bulk([name for name, _n in top], field_name="filename")
+    return [
+        DocumentInvolvement(
+            filename=name,
+            answers=n,
+            cited=len(cited.get(name, ())),
+            retrieved=len(retrieved.get(name, ())),
+            document=documents.get(name),
+        )
+        for name, n in top
+    ]
+
+
+def overview_context(now: dt.datetime | None = None) -> dict[str, object]:
+    """Everything the overview template shows."""
+    now = now or timezone.now()
+    return {
+        "chart": flag_chart(now),
+        "not_found": not_found_rate(now),
+        "documents": documents_in_flagged_answers(now),
+        "days": DAYS,
+    }

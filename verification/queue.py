@@ -1,0 +1,123 @@
+"""The review queue: which answers reviewers must look at, and the writes they make.
+
+One rule, one place: the admin changelist, the overview page, the CSV export and
+the owners' "needs a document fix" list all start from the functions here.
+
+An answer needs review when any of these holds:
+
+- its final confidence is ``low``;
+- it carries one of the flags in :data:`QUEUE_FLAGS` (a fabricated source or
+  quote, low grounding, an unsupported claim, a provider error);
+- someone rated it 👎.
+
+Answers that were fine (and perhaps rated 👍) stay out of the queue.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+
+from documents.models import Document
+from qa.models import Answer, Feedback
+from verification.verdict import REVIEW_FLAGS
+
+# The verification flags that put an answer in the queue by themselves: the
+# verdict's own list, plus provider failures (recorded by the answering service).
+# The softer flags (no/weak citation, not found, low retrieval) only matter through
+# the confidence they lower, which the verdict already folded into `confidence`.
+QUEUE_FLAGS: tuple[str, ...] = (*sorted(REVIEW_FLAGS), "provider_error")
+
+
+def _feedback_exists(rating: int) -> Exists:
+    return Exists(Feedback.objects.filter(answer=OuterRef("pk"), rating=rating))
+
+
+def _feedback_count(rating: int) -> Coalesce:
+    counted = (
+        Feedback.objects.filter(answer=OuterRef("pk"), rating=rating)
+        .order_by()
+        .values("answer")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+
+
+def needs_review_condition() -> Q:
+    """The queue rule as a filter condition on ``Answer`` (see the module docstring)."""
+    condition = Q(confidence=Answer.Confidence.LOW)
+    for name in QUEUE_FLAGS:
+        condition |= Q(**{f"flag_{name}": True})
+    return condition | Q(_feedback_exists(Feedback.Rating.DOWN))
+
+
+def review_queue(qs: QuerySet[Answer] | None = None) -> QuerySet[Answer]:
+    """Answers of ``qs`` (default: all answers) that need review, newest first.
+
+    Each row is annotated with ``thumbs_up`` and ``thumbs_down`` (feedback counts),
+    computed by correlated subqueries so that listing N answers costs no extra
+    query per row and no join that would multiply rows.
+    """
+    if qs is None:
+        qs = Answer.objects.all()
+    return (
+        qs.filter(needs_review_condition())
+        .annotate(thumbs_up=_feedback_count(Feedback.Rating.UP), thumbs_down=_feedback_count(Feedback.Rating.DOWN))
+        .order_by("-created_at", "-pk")
+    )
+
+
+def documents_needing_fix(user: AbstractBaseUser) -> QuerySet[Answer]:
+    """Answers marked ``needs_document_fix`` that involve a document ``user`` owns.
+
+    "Involve" means: a citation points at the document (by foreign key, or by file
+    name when the document row was re-created), the question was restricted to it,
+    or it is in the retrieved snapshot (matched by file name, which is unique and
+    survives re-indexing, unlike chunk ids). Newest first; empty for anonymous users.
+    """
+    if not user.is_authenticated:
+        return Answer.objects.none()
+    owned = list(Document.objects.filter(owner=user).values_list("filename", flat=True))
+    if not owned:
+        return Answer.objects.none()
+    candidates = Answer.objects.filter(review_status=Answer.ReviewStatus.NEEDS_DOCUMENT_FIX)
+    owned_set = set(owned)
+    # JSON containment lookups are not available on SQLite, so the snapshot is
+    # matched in Python; only answers awaiting a document fix are read, a small set.
+    by_snapshot = [
+        pk
+        for pk, retrieved in candidates.values_list("pk", "retrieved")
+        if any(isinstance(item, dict) and item.get("filename") in owned_set for item in retrieved or [])
+    ]
+    return (
+        candidates.filter(
+            Q(citations__document__owner=user)
+            | Q(citations__filename__in=owned)
+            | Q(restricted_document__owner=user)
+            | Q(pk__in=by_snapshot)
+        )
+        .distinct()
+        .order_by("-created_at", "-pk")
+    )
+
+
+def queue_set_status(*, answers: QuerySet[Answer], status: str) -> int:
+    """Set the review status of ``answers``; returns how many rows changed.
+
+    Rows already in ``status`` are not counted, so the number reported to the
+    reviewer is the number of answers the action actually moved.
+    """
+    if status not in Answer.ReviewStatus.values:
+        raise ValueError(f"unknown review status: {status!r}")
+    return Answer.objects.filter(pk__in=answers.values("pk")).exclude(review_status=status).update(review_status=status)
+
+
+def queue_assign(*, answers: QuerySet[Answer], reviewer: AbstractBaseUser) -> int:
+    """Assign ``answers`` to ``reviewer``; returns how many rows changed (already assigned ones are not counted)."""
+    return (
+        Answer.objects.filter(pk__in=answers.values("pk"))
+        .exclude(assigned_to=reviewer)
+        .update(assigned_to=reviewer)
+    )

@@ -1,0 +1,346 @@
+"""The verdict on one answer: confidence, flags, warnings, and whether it needs review.
+
+Pure Python, no Django, no import of ``qa``: blocks, citations and chunks are
+duck-typed (``qa.types.AnswerBlock``, ``Citation`` and ``RetrievedChunk`` fit).
+:func:`verify` combines
+
+1. retrieval strength (top dense similarity against the calibrated thresholds),
+2. citation presence (first reference article) on the answer text with, after
+   each block, the file names of the chunks it cites in parentheses,
+3. the quote check (every citation against the chunk it claims),
+4. the grounding gate (second reference article),
+5. claim support per sentence, and
+6. the "not found" abstention.
+
+Confidence starts from retrieval, then the article's citation rules apply;
+a fabricated source or quote, or a failed gate, forces ``"low"``; an
+unsupported sentence costs one step. An abstention is ``"low"`` with the
+``not_found`` flag and nothing else to warn about.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from verification.citations import adjust_confidence_by_citation, step_down, verify_citation_presence
+from verification.grounding import (
+    DEFAULT_MIN_GROUNDED_RATIO,
+    UNGROUNDED_MESSAGE,
+    gettext_noop,
+    grounded_ratio,
+    is_abstention,
+)
+from verification.quotes import locate_quote, quote_matches
+from verification.support import Evidence, EvidencePiece, check_sentence, split_sentences
+
+
+FLAG_NAMES: tuple[str, ...] = (
+    "no_citation",
+    "weak_citation",
+    "fabricated_source",
+    "fabricated_quote",
+    "low_grounding",
+    "unsupported_claim",
+    "not_found",
+    "low_retrieval",
+)
+# Flags that send an answer to the review queue (as does low confidence, except for an abstention).
+REVIEW_FLAGS = frozenset({"fabricated_source", "fabricated_quote", "low_grounding", "unsupported_claim"})
+
+WARNING_UNKNOWN_DOCUMENT = gettext_noop("回答が検索結果にない文書を引用しています")
+WARNING_FABRICATED_QUOTE = gettext_noop("引用された文が出典の文書に見つかりません（{count}件）")
+WARNING_LOW_GROUNDING = gettext_noop(
+    "回答のうち出典で裏付けられた部分が少ないため（{percent}％）、回答を表示していません"
+)
+WARNING_UNSUPPORTED = gettext_noop("文書で確認できない記述が含まれています（{count}文）")
+WARNING_LOW_RETRIEVAL = gettext_noop("質問に近い文書が見つからなかったため、回答の信頼度は低くなっています")
+
+
+class _Fields:
+    """Read access by key as well as by attribute (``check.get("start")``, ``check["verified"]``).
+
+    Callers that treat the checks like the JSON they are stored as keep working.
+    """
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self.__dataclass_fields__:  # type: ignore[attr-defined]
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return getattr(self, key) if key in self.__dataclass_fields__ else default  # type: ignore[attr-defined]
+
+
+@dataclass
+class QuoteCheck(_Fields):
+    """The check of one citation: ``block``/``citation`` index it, offsets are into the chunk text.
+
+    ``reason``: ``exact`` (offsets matched), ``relocated`` (found elsewhere or
+    after normalisation; ``start``/``end`` are the corrected offsets),
+    ``not_found``, ``empty_quote``, ``unknown_document`` (chunk index None or
+    out of range). ``found_in_chunk`` names another chunk holding the quote
+    when it was attributed to the wrong one.
+    """
+
+    block: int
+    citation: int
+    chunk_index: int | None
+    verified: bool
+    start: int | None
+    end: int | None
+    reason: str
+    found_in_chunk: int | None = None
+
+
+@dataclass
+class SentenceCheck(_Fields):
+    """Support of one answer sentence; offsets are into the answer text (blocks joined)."""
+
+    text: str
+    start: int
+    end: int
+    supported: bool
+    reason: str
+    missing: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Verdict:
+    """Everything verification concluded about one answer (see :func:`verify`)."""
+
+    confidence: str
+    flags: list[str]
+    warnings: list[str]
+    needs_review: bool
+    grounded_ratio: float
+    citation_presence: dict | None
+    quote_checks: list[QuoteCheck]
+    sentences: list[SentenceCheck]
+    replaced_text: str | None
+    retrieval_confidence: str = "low"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict (stored in ``Answer.verification``, returned by the API)."""
+        return asdict(self)
+
+    def has(self, flag: str) -> bool:
+        return flag in self.flags
+
+
+def retrieval_confidence(top_similarity: float | None, thresholds: tuple[float, float]) -> str:
+    """``"high"`` at or above ``thresholds[0]``, ``"medium"`` at or above ``thresholds[1]``, else ``"low"``."""
+    high, medium = thresholds
+    if top_similarity is None:
+        return "low"
+    if top_similarity >= high:
+        return "high"
+    if top_similarity >= medium:
+        return "medium"
+    return "low"
+
+
+def verify(
+    *,
+    blocks: Sequence[Any],
+    chunks: Sequence[Any],
+    top_similarity: float | None,
+    thresholds: tuple[float, float],
+    min_grounded_ratio: float = DEFAULT_MIN_GROUNDED_RATIO,
+    abstained: bool = False,
+) -> Verdict:
+    """Verify an answer made of ``blocks`` (``.text``, ``.citations``) against the retrieved ``chunks``.
+
+    ``chunks`` are those sent to the provider (``.filename``, ``.text``); a
+    citation's ``chunk_index`` indexes them. ``top_similarity`` is the best
+    dense similarity of the retrieval (``None`` when nothing was retrieved).
+    ``abstained`` is the provider's own "not found" signal; an answer whose
+    whole text is the abstention sentence counts too.
+    """
+    base = retrieval_confidence(top_similarity, thresholds)
+    flags: set[str] = set()
+    if base == "low":
+        flags.add("low_retrieval")
+    answer_text = "".join(block.text for block in blocks)
+
+    if abstained or is_abstention(answer_text):
+        flags.add("not_found")
+        return Verdict(
+            confidence="low",
+            flags=sorted(flags),
+            warnings=[],
+            needs_review=False,
+            grounded_ratio=1.0,
+            citation_presence=None,
+            quote_checks=[],
+            sentences=[],
+            replaced_text=None,
+            retrieval_confidence=base,
+        )
+
+    warnings: list[str] = []
+    quote_checks = _check_quotes(blocks, chunks)
+    verified = {(q.block, q.citation) for q in quote_checks if q.verified}
+    unknown_document = any(q.reason == "unknown_document" for q in quote_checks)
+    fabricated_quotes = [q for q in quote_checks if not q.verified and q.reason != "unknown_document"]
+
+    presence = verify_citation_presence(_text_with_cited_names(blocks, chunks), _filenames(chunks))
+    confidence = adjust_confidence_by_citation(base, presence)
+    if presence is not None:
+        if presence["unexpected_sources"]:
+            flags.add("fabricated_source")
+        if presence["citation_quality"] == "none":
+            flags.add("no_citation")
+        elif presence["citation_quality"] == "weak":
+            flags.add("weak_citation")
+        if presence["warning"]:
+            warnings.append(presence["warning"])
+    if unknown_document:
+        flags.add("fabricated_source")
+        warnings.append(WARNING_UNKNOWN_DOCUMENT)
+    if fabricated_quotes:
+        flags.add("fabricated_quote")
+        warnings.append(WARNING_FABRICATED_QUOTE.format(count=len(fabricated_quotes)))
+
+    ratio = grounded_ratio(_blocks_with_verified(blocks, verified))
+    replaced_text: str | None = None
+    if ratio < min_grounded_ratio:
+        flags.add("low_grounding")
+        replaced_text = UNGROUNDED_MESSAGE
+        warnings.append(WARNING_LOW_GROUNDING.format(percent=round(ratio * 100)))
+
+    sentences = _check_sentences(blocks, chunks, answer_text)
+    unsupported = [s for s in sentences if not s.supported]
+    if unsupported:
+        flags.add("unsupported_claim")
+        warnings.append(WARNING_UNSUPPORTED.format(count=len(unsupported)))
+    if "low_retrieval" in flags:
+        warnings.append(WARNING_LOW_RETRIEVAL)
+
+    if flags & {"fabricated_source", "fabricated_quote", "low_grounding"}:
+        confidence = "low"
+    elif unsupported:
+        confidence = step_down(confidence)
+
+    return Verdict(
+        confidence=confidence,
+        flags=sorted(flags),
+        warnings=warnings,
+        needs_review=confidence == "low" or bool(flags & REVIEW_FLAGS),
+        grounded_ratio=round(ratio, 4),
+        citation_presence=presence,
+        quote_checks=quote_checks,
+        sentences=sentences,
+        replaced_text=replaced_text,
+        retrieval_confidence=base,
+    )
+
+
+def _chunk_at(chunks: Sequence[Any], index: int | None) -> Any | None:
+    if index is None or not (0 <= index < len(chunks)):
+        return None
+    return chunks[index]
+
+
+def _filenames(chunks: Sequence[Any]) -> list[str]:
+    return list(dict.fromkeys(chunk.filename for chunk in chunks))
+
+
+def _text_with_cited_names(blocks: Sequence[Any], chunks: Sequence[Any]) -> str:
+    """The answer with "(file, file)" after each block that cites chunks, as the article's answers read."""
+    parts: list[str] = []
+    for block in blocks:
+        parts.append(block.text)
+        names = [
+            chunk.filename
+            for chunk in (_chunk_at(chunks, c.chunk_index) for c in block.citations or ())
+            if chunk is not None
+        ]
+        if names:
+            parts.append("(" + ", ".join(dict.fromkeys(names)) + ")")
+    return "".join(parts)
+
+
+def _check_quotes(blocks: Sequence[Any], chunks: Sequence[Any]) -> list[QuoteCheck]:
+    checks: list[QuoteCheck] = []
+    for b, block in enumerate(blocks):
+        for c, citation in enumerate(block.citations or ()):
+            chunk = _chunk_at(chunks, citation.chunk_index)
+            if chunk is None:
+                checks.append(QuoteCheck(b, c, citation.chunk_index, False, None, None, "unknown_document"))
+                continue
+            quote = citation.cited_text or ""
+            if not quote.strip():
+                checks.append(QuoteCheck(b, c, citation.chunk_index, False, None, None, "empty_quote"))
+                continue
+            if quote_matches(quote, chunk.text, citation.start, citation.end):
+                checks.append(QuoteCheck(b, c, citation.chunk_index, True, citation.start, citation.end, "exact"))
+                continue
+            span = locate_quote(quote, chunk.text, near=citation.start)
+            if span is not None:
+                checks.append(QuoteCheck(b, c, citation.chunk_index, True, span[0], span[1], "relocated"))
+                continue
+            elsewhere = next(
+                (i for i, other in enumerate(chunks) if i != citation.chunk_index and locate_quote(quote, other.text)),
+                None,
+            )
+            checks.append(QuoteCheck(b, c, citation.chunk_index, False, None, None, "not_found", elsewhere))
+    return checks
+
+
+@dataclass
+class _CountedBlock:
+    text: str
+    citations: list[Any]
+
+
+def _blocks_with_verified(blocks: Sequence[Any], verified: set[tuple[int, int]]) -> list[_CountedBlock]:
+    """Blocks keeping only citations whose quote checked out: a fabricated citation grounds nothing."""
+    return [
+        _CountedBlock(block.text, [cit for c, cit in enumerate(block.citations or ()) if (b, c) in verified])
+        for b, block in enumerate(blocks)
+    ]
+
+
+def _check_sentences(blocks: Sequence[Any], chunks: Sequence[Any], answer_text: str) -> list[SentenceCheck]:
+    """Claim support per sentence of the whole answer.
+
+    A sentence's evidence is the text of the chunks cited by the blocks it
+    overlaps (providers may split a sentence over several blocks), or all
+    retrieved chunks when none of them cites.
+    """
+    block_spans: list[tuple[int, int, frozenset[int]]] = []
+    offset = 0
+    for block in blocks:
+        cited = frozenset(
+            c.chunk_index for c in block.citations or () if _chunk_at(chunks, c.chunk_index) is not None
+        )
+        block_spans.append((offset, offset + len(block.text), cited))
+        offset += len(block.text)
+    every = frozenset(range(len(chunks)))
+    pieces: dict[int, EvidencePiece] = {}
+    indexes: dict[frozenset[int], Evidence] = {}
+    results: list[SentenceCheck] = []
+    first = 0
+    for start, end in split_sentences(answer_text):
+        # Sentences and blocks are both in text order: skip blocks that end before this sentence.
+        while first < len(block_spans) and block_spans[first][1] <= start:
+            first += 1
+        cited: set[int] = set()
+        k = first
+        while k < len(block_spans) and block_spans[k][0] < end:
+            cited |= block_spans[k][2]
+            k += 1
+        key = frozenset(cited) or every
+        evidence = indexes.get(key)
+        if evidence is None:
+            for i in key:
+                if i not in pieces:
+                    pieces[i] = EvidencePiece.of(chunks[i].text)
+            evidence = indexes[key] = Evidence.from_pieces(
+                [pieces[i] for i in sorted(key)], [chunks[i].filename for i in sorted(key)]
+            )
+        support = check_sentence(answer_text[start:end], evidence, start=start)
+        results.append(SentenceCheck(support.text, start, end, support.supported, support.reason, support.missing))
+    return results
