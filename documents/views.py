@@ -88,9 +88,8 @@ def _fix_notices(user: Any, documents: Iterable[Document]) -> dict[int, list[Ans
     if not by_name:
         return {}
     shown = set(by_name.values())
-    answers = (
-        documents_needing_fix(user).prefetch_related("citations").select_related("restricted_document")[:FIX_NOTICE_LIMIT]
-    )
+    answers = documents_needing_fix(user).prefetch_related("citations").select_related("restricted_document")
+    answers = answers[:FIX_NOTICE_LIMIT]
     notices: dict[int, list[Answer]] = defaultdict(list)
     for answer in answers:
         ids: set[int] = set()
@@ -158,7 +157,8 @@ def document_upload(request: HttpRequest) -> HttpResponse:
         if request.htmx:
             return render(request, "documents/partials/_upload_form.html", context, status=400)
         return render(request, "documents/upload.html", context, status=400)
-    return render(request, "documents/upload.html", {"form": DocumentUploadForm(), "max_mb": settings.RAG_MAX_UPLOAD_MB})
+    context = {"form": DocumentUploadForm(), "max_mb": settings.RAG_MAX_UPLOAD_MB}
+    return render(request, "documents/upload.html", context)
 
 
 # --- one document ---------------------------------------------------------------

@@ -16,7 +16,7 @@ import numpy as np
 from documents.embeddings import embed_queries
 from documents.keyword_index import KeywordIndex
 from documents.vectorstore import DenseIndex
-from qa.fusion import Candidate, weighted_rrf
+from qa.fusion import Candidate, score_fusion, weighted_rrf
 
 Mode = Literal["hybrid", "dense", "keyword"]
 
@@ -24,8 +24,10 @@ Mode = Literal["hybrid", "dense", "keyword"]
 @dataclass
 class EngineConfig:
     candidates: int = 50
-    dense_weight: float = 1.0
-    keyword_weight: float = 1.0
+    fusion: Literal["score", "rrf"] = "score"
+    dense_weight: float = 0.7
+    dense_weight_keyword_led: float = 0.4
+    keyword_lead_ratio: float = 1.2
     rrf_k: int = 60
 
 
@@ -78,13 +80,21 @@ class HybridEngine:
         timings["keyword"] = (time.perf_counter() - t0) * 1000
 
         t0 = time.perf_counter()
-        fused = weighted_rrf(
-            dense_hits,
-            keyword_hits,
-            dense_weight=cfg.dense_weight if mode != "keyword" else 0.0,
-            keyword_weight=cfg.keyword_weight if mode != "dense" else 0.0,
-            k=cfg.rrf_k,
-        )
+        if mode != "hybrid":
+            # One half alone: its own ranking (the other list is empty).
+            fused = weighted_rrf(dense_hits, keyword_hits, k=cfg.rrf_k)
+        elif cfg.fusion == "rrf":
+            fused = weighted_rrf(
+                dense_hits, keyword_hits, dense_weight=cfg.dense_weight, keyword_weight=1 - cfg.dense_weight, k=cfg.rrf_k
+            )
+        else:
+            fused = score_fusion(
+                dense_hits,
+                keyword_hits,
+                dense_weight=cfg.dense_weight,
+                dense_weight_keyword_led=cfg.dense_weight_keyword_led,
+                lead_ratio=cfg.keyword_lead_ratio,
+            )
         self._fill_similarity(fused, query_vector)
         timings["fusion"] = (time.perf_counter() - t0) * 1000
         return EngineResult(fused, timings)

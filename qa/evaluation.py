@@ -91,7 +91,7 @@ class ThrowawayIndex:
 
     def __init__(self) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="ragportal-eval-")
-        self.dense = DenseIndex(open_collection(path=self._tmp.name, name="eval"))
+        self.dense = DenseIndex(open_collection(path=self._tmp.name, name="eval", cache=False))
         self._db = sqlite3.connect(":memory:")
         self.keyword = KeywordIndex(self._cursor, placeholder="?")
         self.keyword.create()

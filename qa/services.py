@@ -21,7 +21,7 @@ from documents.selectors import visible_documents
 from qa.models import FLAG_NAMES, Answer, Citation, Conversation, Feedback
 from qa.providers import get_provider
 from qa.retrieval import SearchResult, clarification_options, search
-from qa.types import ProviderAnswer, ProviderError, RetrievedChunk
+from qa.types import ProviderAnswer, ProviderConfigurationError, ProviderError, RetrievedChunk
 from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN
 from verification.verdict import verify
 
@@ -100,8 +100,8 @@ def answer_question(
 
     if conversation is None:
         conversation = Conversation.objects.create(user=user, title=text[:60])
-    previous = list(conversation.answers.order_by("created_at").values_list("question", flat=True))
-    search_query = search_query_for(text, previous)
+    turns = list(conversation.answers.order_by("created_at").values_list("question", "answer_text"))
+    search_query = search_query_for(text, [question for question, _ in turns])
 
     result = search(user=user, query=search_query, document_id=document.pk if document else None)
     answer = Answer(
@@ -122,7 +122,7 @@ def answer_question(
     elif not result.hits:
         _store_abstention(answer, english=is_english(text))
     else:
-        _answer_with_provider(answer, text, result)
+        _answer_with_provider(answer, text, result, history=turns[-3:])
     answer.latency_ms = (time.perf_counter() - started) * 1000
     _save(answer)
     Conversation.objects.filter(pk=conversation.pk).update(title=conversation.title or text[:60])
@@ -164,24 +164,28 @@ def _store_abstention(answer: Answer, *, english: bool) -> None:
     }
 
 
-def _answer_with_provider(answer: Answer, question: str, result: SearchResult) -> None:
+def _answer_with_provider(
+    answer: Answer, question: str, result: SearchResult, *, history: list[tuple[str, str]]
+) -> None:
     hits = result.hits
     try:
         provider = get_provider()
         answer.provider, answer.model_name = provider.name, provider.model
-        generated = provider.generate(question, hits, expanded_terms=result.added_keywords)
+        generated = provider.generate(question, hits, expanded_terms=result.added_keywords, history=history)
         verdict = _verify(generated, hits)
         if "low_grounding" in verdict.flags and provider.name != "extractive":
             # Conservative retry (second reference article): once, with a stricter prompt.
-            retried = provider.generate(question, hits, expanded_terms=result.added_keywords, strict=True)
+            retried = provider.generate(
+                question, hits, expanded_terms=result.added_keywords, strict=True, history=history
+            )
             retried_verdict = _verify(retried, hits)
             if "low_grounding" not in retried_verdict.flags:
                 generated, verdict = retried, retried_verdict
             answer.usage["strict_retry"] = True
-    except ProviderError as exc:
+    except (ProviderError, ProviderConfigurationError) as exc:
         log.warning("provider failed: %s", exc)
         answer.response_type = Answer.ResponseType.ERROR
-        answer.answer_text = exc.user_message or GENERIC_ERROR
+        answer.answer_text = getattr(exc, "user_message", "") or GENERIC_ERROR
         answer.error = str(exc) or exc.__class__.__name__
         answer.confidence = Answer.Confidence.LOW
         answer.flag_provider_error = True

@@ -73,6 +73,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "documents.context_processors.roles",
             ],
         },
     },
@@ -130,6 +131,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {"DocumentStatusEnum": "documents.models.Document.Status"},
 }
 
 LOGGING = {
@@ -137,7 +139,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"chromadb": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
+    "loggers": {name: {"level": "WARNING"} for name in ("chromadb", "httpx", "django_tasks")},
 }
 
 # --- Documents and indexing -------------------------------------------------
@@ -154,12 +156,17 @@ CHROMA_COLLECTION = env_str("CHROMA_COLLECTION", "chunks")
 # --- Retrieval --------------------------------------------------------------
 RAG_TOP_K = env_int("RAG_TOP_K", 5, minimum=1)
 RAG_CANDIDATES = env_int("RAG_CANDIDATES", 50, minimum=5)
-RAG_DENSE_WEIGHT = env_float("RAG_DENSE_WEIGHT", 1.0, minimum=0.0)
-RAG_KEYWORD_WEIGHT = env_float("RAG_KEYWORD_WEIGHT", 1.0, minimum=0.0)
+# Fusion of the dense and keyword rankings: "score" (normalised scores, dense share
+# RAG_DENSE_WEIGHT, or RAG_DENSE_WEIGHT_KEYWORD_LED when BM25's best hit beats its
+# 5th by RAG_KEYWORD_LEAD_RATIO) or "rrf" (weighted reciprocal-rank fusion).
+RAG_FUSION = env_choice("RAG_FUSION", "score", ("score", "rrf"))
+RAG_DENSE_WEIGHT = env_float("RAG_DENSE_WEIGHT", 0.7, minimum=0.0, maximum=1.0)
+RAG_DENSE_WEIGHT_KEYWORD_LED = env_float("RAG_DENSE_WEIGHT_KEYWORD_LED", 0.4, minimum=0.0, maximum=1.0)
+RAG_KEYWORD_LEAD_RATIO = env_float("RAG_KEYWORD_LEAD_RATIO", 1.2, minimum=1.0)
 RAG_RRF_K = env_int("RAG_RRF_K", 60, minimum=1)
 RAG_MIN_SIMILARITY = env_float("RAG_MIN_SIMILARITY", 0.72, minimum=0.0, maximum=1.0)
 RAG_MAX_CHUNKS_PER_DOCUMENT = env_int("RAG_MAX_CHUNKS_PER_DOCUMENT", 2, minimum=1)
-RAG_CLARIFY_GAP = env_float("RAG_CLARIFY_GAP", 0.0, minimum=0.0)
+RAG_CLARIFY_GAP = env_float("RAG_CLARIFY_GAP", 0.03, minimum=0.0, maximum=1.0)
 RAG_LLM_EXPANSION = env_bool("RAG_LLM_EXPANSION", False)
 
 # --- Answers and verification ----------------------------------------------
@@ -167,8 +174,8 @@ RAG_PROVIDER = env_choice("RAG_PROVIDER", "extractive", ("extractive", "anthropi
 RAG_PROVIDER_TIMEOUT = env_float("RAG_PROVIDER_TIMEOUT", 30.0, minimum=0.1)
 RAG_PROVIDER_MAX_RETRIES = env_int("RAG_PROVIDER_MAX_RETRIES", 2, minimum=0)
 RAG_MIN_GROUNDED_RATIO = env_float("RAG_MIN_GROUNDED_RATIO", 0.5, minimum=0.0, maximum=1.0)
-RAG_CONFIDENCE_HIGH = env_float("RAG_CONFIDENCE_HIGH", 0.86, minimum=0.0, maximum=1.0)
-RAG_CONFIDENCE_MEDIUM = env_float("RAG_CONFIDENCE_MEDIUM", 0.80, minimum=0.0, maximum=1.0)
+RAG_CONFIDENCE_HIGH = env_float("RAG_CONFIDENCE_HIGH", 0.88, minimum=0.0, maximum=1.0)
+RAG_CONFIDENCE_MEDIUM = env_float("RAG_CONFIDENCE_MEDIUM", 0.83, minimum=0.0, maximum=1.0)
 ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")
 ANTHROPIC_MODEL = env_str("ANTHROPIC_MODEL", "claude-sonnet-4-5")
 ANTHROPIC_BASE_URL = env_str("ANTHROPIC_BASE_URL") or None

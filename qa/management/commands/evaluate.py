@@ -7,8 +7,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from qa.engine import EngineConfig
 from qa.evaluation import evaluate, read_jsonl, summary_table
+from qa.retrieval import engine_config
 
 
 class Command(BaseCommand):
@@ -51,12 +51,7 @@ class Command(BaseCommand):
             k=int(options["k"]),
             answers=bool(options["answers"]),
             rules=rules,
-            config=EngineConfig(
-                candidates=settings.RAG_CANDIDATES,
-                dense_weight=settings.RAG_DENSE_WEIGHT,
-                keyword_weight=settings.RAG_KEYWORD_WEIGHT,
-                rrf_k=settings.RAG_RRF_K,
-            ),
+            config=engine_config(),
             max_chars=settings.RAG_CHUNK_SIZE,
             overlap=settings.RAG_CHUNK_OVERLAP,
             min_similarity=settings.RAG_MIN_SIMILARITY,

