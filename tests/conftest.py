@@ -15,7 +15,26 @@ from documents.roles import OWNERS_GROUP, REVIEWERS_GROUP
 PASSWORD = "correct-horse-battery"
 
 
+def ensure_roles() -> None:
+    """Recreate the role groups and their permissions if a live-server test flushed them.
+
+    Runs the same code as the data migrations, against the current registry.
+    """
+    if Group.objects.filter(name__in=[OWNERS_GROUP, REVIEWERS_GROUP]).count() == 2:
+        return
+    from importlib import import_module
+    from types import SimpleNamespace
+
+    from django.apps import apps
+    from django.db import connection
+
+    for name in (OWNERS_GROUP, REVIEWERS_GROUP):
+        Group.objects.get_or_create(name=name)
+    import_module("verification.migrations.0001_review_permissions").grant(apps, SimpleNamespace(connection=connection))
+
+
 def _user(username: str, *groups: str, **extra: object) -> User:
+    ensure_roles()
     user = User.objects.create_user(username=username, password=PASSWORD, **extra)
     for name in groups:
         user.groups.add(Group.objects.get(name=name))
