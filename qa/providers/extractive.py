@@ -179,6 +179,10 @@ class ExtractiveProvider:
     name = "extractive"
     model = "extractive-v1"
 
+    retrieval_weight = 0.5
+    confident_similarity = 0.88
+    confident_relaxation = 0.5
+
     def __init__(self, *, threshold: float = DEFAULT_THRESHOLD, max_sentences: int = MAX_SENTENCES) -> None:
         self.threshold = threshold
         self.max_sentences = max_sentences
@@ -196,7 +200,7 @@ class ExtractiveProvider:
         started = time.perf_counter()
         candidates = self._rank(question, chunks, expanded_terms)
         limit = STRICT_MAX_SENTENCES if strict else self.max_sentences
-        chosen = self._choose(candidates, limit, question)
+        chosen = self._choose(candidates, limit, question, threshold=self._threshold_for(chunks))
         if not chosen:
             return ProviderAnswer(
                 blocks=[AnswerBlock(text=abstention_text(question))],
@@ -258,6 +262,10 @@ class ExtractiveProvider:
         # the (Japanese) expansion terms are the whole query.
         question_matches = any(t in doc_freq for t in query)
         facts = _asked_fact_types(question)
+        best_score = max((c.score for c in chunks), default=0.0)
+        relevance = [
+            (c.score / best_score) if best_score > 0 else 1.0 / (1 + i) for i, c in enumerate(chunks)
+        ]
 
         candidates = []
         for chunk_index, start, end, heading, text, sentence_tokens in spans:
@@ -273,7 +281,9 @@ class ExtractiveProvider:
             else:
                 lexical = 0.9 * term_coverage
             score = lexical + _fact_bonus(question, text, facts)
-            score += 0.04 / (1 + chunk_index)
+            # Retrieval already judged the chunks (densely, so paraphrases count):
+            # a sentence of the best chunk starts ahead of one from a weak chunk.
+            score += self.retrieval_weight * relevance[chunk_index]
             if heading:
                 score -= 0.3
                 lexical -= 0.3
@@ -283,7 +293,19 @@ class ExtractiveProvider:
         candidates.sort(key=lambda c: (-c.score, c.chunk_index, c.start))
         return candidates
 
-    def _choose(self, candidates: list[_Candidate], limit: int, question: str) -> list[_Candidate]:
+    def _threshold_for(self, chunks: Sequence[RetrievedChunk]) -> float:
+        """The lexical threshold, relaxed when dense retrieval is sure of its top chunk.
+
+        A paraphrased question shares few characters with its answer; when the
+        best chunk is semantically very close, fewer shared words suffice.
+        """
+        if chunks and chunks[0].similarity >= self.confident_similarity:
+            return self.threshold * self.confident_relaxation
+        return self.threshold
+
+    def _choose(
+        self, candidates: list[_Candidate], limit: int, question: str, *, threshold: float | None = None
+    ) -> list[_Candidate]:
         """The best sentence, its context when it needs one, then close runners-up.
 
         A best sentence that merely restates the question, or opens with a
@@ -291,7 +313,8 @@ class ExtractiveProvider:
         the sentence before it, so that sentence is quoted first. At most
         ``limit`` sentences, no sentence twice.
         """
-        if not candidates or candidates[0].lexical < self.threshold:
+        threshold = self.threshold if threshold is None else threshold
+        if not candidates or candidates[0].lexical < threshold:
             return []
         best = candidates[0]
         chosen = [best]
@@ -318,7 +341,7 @@ class ExtractiveProvider:
         for cand in candidates[1:]:
             if len(chosen) >= limit:
                 break
-            if cand.lexical < self.threshold or cand.score < 0.8 * best.score:
+            if cand.lexical < threshold or cand.score < 0.8 * best.score:
                 break
             key = _normalise(cand.text)
             if key in seen:
