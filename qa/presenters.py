@@ -26,6 +26,7 @@ from typing import Any
 
 import nh3
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from markdown_it import MarkdownIt
 
@@ -260,10 +261,21 @@ def _footnote(answer: Answer, citation: Citation) -> Footnote:
 
 
 def answer_warnings(answer: Answer) -> list[str]:
-    """The verifier's warning texts; labels for its flags when it stored none."""
-    warnings = []
-    for item in answer.warnings or (answer.verification or {}).get("warnings") or []:
-        if isinstance(item, dict):
+    """The verifier's warnings in the reader's language; labels for its flags when it stored none.
+
+    The verdict keeps each warning as (msgid, params) besides the Japanese
+    text, so it is translated when shown, not when stored.
+    """
+    verdict = answer.verification or {}
+    warnings: list[str] = []
+    items = verdict.get("warning_templates") or answer.warnings or verdict.get("warnings") or []
+    for item in items:
+        if isinstance(item, dict) and item.get("template"):
+            try:
+                item = gettext(item["template"]).format(**(item.get("params") or {}))
+            except (KeyError, IndexError, ValueError):
+                item = item["template"]
+        elif isinstance(item, dict):
             item = item.get("message") or item.get("text") or ""
         if item and str(item) not in warnings:
             warnings.append(str(item))

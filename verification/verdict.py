@@ -24,7 +24,14 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from verification.citations import adjust_confidence_by_citation, step_down, verify_citation_presence
+from verification.citations import (
+    WARNING_FABRICATED,
+    WARNING_NONE,
+    WARNING_WEAK,
+    adjust_confidence_by_citation,
+    step_down,
+    verify_citation_presence,
+)
 from verification.grounding import (
     DEFAULT_MIN_GROUNDED_RATIO,
     UNGROUNDED_MESSAGE,
@@ -120,6 +127,8 @@ class Verdict:
     sentences: list[SentenceCheck]
     replaced_text: str | None
     retrieval_confidence: str = "low"
+    # The same warnings as (msgid, params), so a page can show them in the reader's language.
+    warning_templates: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict (stored in ``Answer.verification``, returned by the API)."""
@@ -180,6 +189,12 @@ def verify(
         )
 
     warnings: list[str] = []
+    templates: list[dict[str, Any]] = []
+
+    def warn(template: str, **params: Any) -> None:
+        warnings.append(template.format(**params))
+        templates.append({"template": template, "params": params})
+
     quote_checks = _check_quotes(blocks, chunks)
     verified = {(q.block, q.citation) for q in quote_checks if q.verified}
     unknown_document = any(q.reason == "unknown_document" for q in quote_checks)
@@ -194,29 +209,33 @@ def verify(
             flags.add("no_citation")
         elif presence["citation_quality"] == "weak":
             flags.add("weak_citation")
-        if presence["warning"]:
-            warnings.append(presence["warning"])
+        if presence["unexpected_sources"]:
+            warn(WARNING_FABRICATED, names=", ".join(sorted(presence["unexpected_sources"])))
+        elif presence["citation_quality"] == "none":
+            warn(WARNING_NONE)
+        elif presence["citation_quality"] == "weak":
+            warn(WARNING_WEAK)
     if unknown_document:
         flags.add("fabricated_source")
-        warnings.append(WARNING_UNKNOWN_DOCUMENT)
+        warn(WARNING_UNKNOWN_DOCUMENT)
     if fabricated_quotes:
         flags.add("fabricated_quote")
-        warnings.append(WARNING_FABRICATED_QUOTE.format(count=len(fabricated_quotes)))
+        warn(WARNING_FABRICATED_QUOTE, count=len(fabricated_quotes))
 
     ratio = grounded_ratio(_blocks_with_verified(blocks, verified))
     replaced_text: str | None = None
     if ratio < min_grounded_ratio:
         flags.add("low_grounding")
         replaced_text = UNGROUNDED_MESSAGE
-        warnings.append(WARNING_LOW_GROUNDING.format(percent=round(ratio * 100)))
+        warn(WARNING_LOW_GROUNDING, percent=round(ratio * 100))
 
     sentences = _check_sentences(blocks, chunks, answer_text)
     unsupported = [s for s in sentences if not s.supported]
     if unsupported:
         flags.add("unsupported_claim")
-        warnings.append(WARNING_UNSUPPORTED.format(count=len(unsupported)))
+        warn(WARNING_UNSUPPORTED, count=len(unsupported))
     if "low_retrieval" in flags:
-        warnings.append(WARNING_LOW_RETRIEVAL)
+        warn(WARNING_LOW_RETRIEVAL)
 
     if flags & {"fabricated_source", "fabricated_quote", "low_grounding"}:
         confidence = "low"
@@ -234,6 +253,7 @@ def verify(
         sentences=sentences,
         replaced_text=replaced_text,
         retrieval_confidence=base,
+        warning_templates=templates,
     )
 
 

@@ -199,3 +199,26 @@ def test_payload_has_the_reference_shape_plus_citations_and_flags(employee):
         }
     ]
     assert payload["clarification"] is None
+
+
+def test_verification_warnings_are_shown_in_the_readers_language(employee):
+    """Warnings are stored as (msgid, params) and translated when shown, not when stored."""
+    from django.utils import translation
+
+    from qa.presenters import answer_warnings
+    from tests.qa.answer_rows import make_answer
+    from verification.verdict import WARNING_UNSUPPORTED
+
+    answer = make_answer(
+        employee,
+        verification={
+            "warnings": ["文書で確認できない記述が含まれています（2文）"],
+            "warning_templates": [{"template": WARNING_UNSUPPORTED, "params": {"count": 2}}],
+        },
+    )
+    with translation.override("ja"):
+        assert answer_warnings(answer) == ["文書で確認できない記述が含まれています（2文）"]
+    with translation.override("en"):
+        assert answer_warnings(answer) == [
+            "Contains statements that could not be verified in the documents (2 sentences)"
+        ]
