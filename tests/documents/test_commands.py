@@ -128,3 +128,23 @@ def test_failed_reindex_exits_non_zero_and_keeps_live_version(owner, travel, mon
     assert travel.status == Document.Status.FAILED and "no space left" in travel.status_message
     assert travel.live_version_id == live
     assert any("2,000円" in h.text for h in search(user=owner, query="国内出張の日当はいくらですか").hits)
+
+
+def test_benchmark_indexing_measures_pipeline_against_the_encoder_and_cleans_up(db, tmp_path):
+    import json as _json
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from documents.models import Document
+
+    (tmp_path / "a.md").write_text("# 休暇\n有給休暇は入社6ヶ月後に10日付与されます。\n", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("社員食堂は11:30から14:00まで営業します。", encoding="utf-8")
+    out = StringIO()
+    call_command("benchmark_indexing", dir=str(tmp_path), stdout=out)
+    result = _json.loads(out.getvalue())
+    assert result["documents"] == 2 and result["failed"] == []
+    assert result["chunks"] >= 2
+    assert result["pipeline_chunks_per_s"] > 0 and result["encoder_chunks_per_s"] > 0
+    assert 0 < result["ratio"]
+    assert not Document.objects.filter(filename__in=["a.md", "b.txt"]).exists()
