@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import time
-import unicodedata
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
