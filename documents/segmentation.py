@@ -1,8 +1,10 @@
 """Japanese-aware segmentation for the keyword (BM25) index.
 
-Measured on Japanese paraphrase questions and JSQuAD (see ARCHITECTURE.md):
-character bigrams beat morphological analysers (Sudachi, MeCab, Janome) for
-BM25 and cost far less. Text is NFKC-normalised and lower-cased; runs of CJK
+Measured here on 1,000 JSQuAD validation questions (seed 13), BM25 alone:
+character uni+bigrams hit@1 0.914 / hit@5 0.961, Janome words 0.894 / 0.962,
+Janome words + bigrams 0.911 / 0.959; segmenting the corpus and queries took
+8 s vs 30 s with Janome. On the demo golden set bigrams win too (paraphrased
+half hit@3 0.739 vs 0.696). Bigrams it is: no analyser dictionary to ship. Text is NFKC-normalised and lower-cased; runs of CJK
 characters give bigrams plus kanji unigrams (kana unigrams are mostly particles
 and only add noise); Latin/digit runs are kept whole as words.
 """

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -23,7 +24,7 @@ from qa.providers import get_provider
 from qa.retrieval import SearchResult, clarification_options, search
 from qa.types import ProviderAnswer, ProviderConfigurationError, ProviderError, RetrievedChunk
 from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN
-from verification.verdict import verify
+from verification.verdict import Verdict, verify
 
 log = logging.getLogger(__name__)
 
@@ -117,14 +118,15 @@ def answer_question(
     )
 
     options = [] if document is not None else clarification_options(result.hits, gap=settings.RAG_CLARIFY_GAP)
+    generated: _Generated | None = None
     if options:
         _store_clarification(answer, options, english=is_english(text))
     elif not result.hits:
         _store_abstention(answer, english=is_english(text))
     else:
-        _answer_with_provider(answer, text, result, history=turns[-3:])
+        generated = _answer_with_provider(answer, text, result, history=turns[-3:])
     answer.latency_ms = (time.perf_counter() - started) * 1000
-    _save(answer)
+    _save(answer, generated)
     Conversation.objects.filter(pk=conversation.pk).update(title=conversation.title or text[:60])
     conversation.save(update_fields=["updated_at"])
     return answer
@@ -164,9 +166,19 @@ def _store_abstention(answer: Answer, *, english: bool) -> None:
     }
 
 
+@dataclass(frozen=True)
+class _Generated:
+    """A provider's answer with its verdict, waiting for the answer row to exist."""
+
+    answer: ProviderAnswer
+    verdict: Verdict
+    hits: list[RetrievedChunk]
+
+
 def _answer_with_provider(
     answer: Answer, question: str, result: SearchResult, *, history: list[tuple[str, str]]
-) -> None:
+) -> _Generated | None:
+    """Fill ``answer`` from the provider and verification; None after a provider failure."""
     hits = result.hits
     try:
         provider = get_provider()
@@ -191,7 +203,7 @@ def _answer_with_provider(
         answer.flag_provider_error = True
         answer.needs_review = True
         answer.verification = {"confidence": "low", "flags": ["provider_error"], "warnings": [], "citation_presence": None}
-        return
+        return None
 
     answer.usage.update({"provider": generated.usage, "provider_latency_ms": round(generated.latency_ms, 2)})
     answer.response_type = Answer.ResponseType.NOT_FOUND if generated.abstained else Answer.ResponseType.ANSWER
@@ -202,15 +214,15 @@ def _answer_with_provider(
     for name in FLAG_NAMES:
         if name in verdict.flags:
             setattr(answer, f"flag_{name}", True)
-    answer._pending = (generated, verdict, hits)  # citations are written after the answer row exists
     if verdict.replaced_text:
         answer.original_answer_text = generated.text
         answer.answer_text = verdict.replaced_text
     else:
         answer.answer_text = generated.text
+    return _Generated(generated, verdict, hits)
 
 
-def _verify(generated: ProviderAnswer, hits: list[RetrievedChunk]):  # noqa: ANN202
+def _verify(generated: ProviderAnswer, hits: list[RetrievedChunk]) -> Verdict:
     return verify(
         blocks=generated.blocks,
         chunks=hits,
@@ -222,12 +234,12 @@ def _verify(generated: ProviderAnswer, hits: list[RetrievedChunk]):  # noqa: ANN
 
 
 @transaction.atomic
-def _save(answer: Answer) -> None:
-    pending = getattr(answer, "_pending", None)
+def _save(answer: Answer, pending: _Generated | None) -> None:
+    """Store the answer, then its numbered citations (one number per distinct quote)."""
     answer.save()
     if pending is None:
         return
-    generated, verdict, hits = pending
+    generated, verdict, hits = pending.answer, pending.verdict, pending.hits
     checks = list(verdict.quote_checks)
     numbers: dict[tuple, int] = {}
     rows: list[Citation] = []

@@ -78,3 +78,14 @@ def _empty_vector_store_after_test():
     from documents import vectorstore
 
     vectorstore.reset_if_used()
+
+
+@pytest.fixture(autouse=True)
+def _default_language():
+    """Each test starts in the default language (a request in English must not leak into the next test)."""
+    from django.conf import settings
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.deactivate()
