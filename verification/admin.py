@@ -44,7 +44,24 @@ from verification.overview import overview_context
 from verification.queue import queue_assign, queue_set_status, review_queue
 
 
-class CitationInline(admin.TabularInline):
+class EvidenceInline(admin.TabularInline):
+    """Evidence shown with an answer: read-only for everyone, reviewers included."""
+
+    extra = 0
+    can_delete = False
+    classes = ("rv-inline",)
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class CitationInline(EvidenceInline):
     """The answer's citations as stored at answer time (a snapshot: the chunk may be gone)."""
 
     model = Citation
@@ -57,15 +74,6 @@ class CitationInline(admin.TabularInline):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Citation]:
         return super().get_queryset(request).select_related("document")
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.display(description=_("番号"))
     def number(self, citation: Citation) -> str:
@@ -105,10 +113,8 @@ def rating_label(rating: int) -> str:
     return f"👍 {gettext('高評価')}" if rating == Feedback.Rating.UP else f"👎 {gettext('低評価')}"
 
 
-class FeedbackInline(admin.TabularInline):
+class FeedbackInline(EvidenceInline):
     model = Feedback
-    extra = 0
-    can_delete = False
     fields = ("rating_text", "reason_text", "comment_text", "rated_by", "rated_at")
     readonly_fields = fields
     classes = ("rv-inline",)
@@ -135,15 +141,6 @@ class FeedbackInline(admin.TabularInline):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Feedback]:
         return super().get_queryset(request).select_related("user")
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Answer)

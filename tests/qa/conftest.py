@@ -74,7 +74,7 @@ def anthropic_server(settings) -> Iterator[FakeServer]:  # noqa: ANN001
         server.stop()
 
 
-def anthropic_message(*blocks: dict[str, Any]) -> dict[str, Any]:
+def anthropic_message(*blocks: dict[str, Any], usage: tuple[int, int] = (100, 20)) -> dict[str, Any]:
     """A Messages API response body with ``blocks`` as its content."""
     return {
         "id": "msg_test",
@@ -84,7 +84,7 @@ def anthropic_message(*blocks: dict[str, Any]) -> dict[str, Any]:
         "content": list(blocks),
         "stop_reason": "end_turn",
         "stop_sequence": None,
-        "usage": {"input_tokens": 100, "output_tokens": 20},
+        "usage": {"input_tokens": usage[0], "output_tokens": usage[1]},
     }
 
 
@@ -92,12 +92,13 @@ def text_block(text: str, *citations: dict[str, Any]) -> dict[str, Any]:
     return {"type": "text", "text": text, "citations": list(citations) or None}
 
 
-def char_location(cited: str, document_index: int, start: int, end: int) -> dict[str, Any]:
+def char_location(cited: str, document_index: int, start: int, end: int, *, title: str = "") -> dict[str, Any]:
+    """A ``char_location`` citation as the Messages API returns it."""
     return {
         "type": "char_location",
         "cited_text": cited,
         "document_index": document_index,
-        "document_title": "",
+        "document_title": title,
         "start_char_index": start,
         "end_char_index": end,
     }

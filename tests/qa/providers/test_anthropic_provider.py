@@ -11,36 +11,18 @@ from qa.providers.base import ABSTAIN_JA
 from qa.types import ProviderConfigurationError, ProviderError
 
 from .conftest import LEAVE_TEXT, FakeServer, Reply
+from tests.qa.conftest import anthropic_message, text_block
+from tests.qa.conftest import char_location as _char_location
 
 FAST_RETRY = {"retry-after-ms": "5"}
 
 
 def message(*blocks: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": "msg_test",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-test-1",
-        "content": list(blocks),
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": 321, "output_tokens": 45},
-    }
-
-
-def text_block(text: str, *citations: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "text", "text": text, "citations": list(citations) or None}
+    return anthropic_message(*blocks, usage=(321, 45))
 
 
 def char_location(cited: str, document_index: int, start: int, end: int) -> dict[str, Any]:
-    return {
-        "type": "char_location",
-        "cited_text": cited,
-        "document_index": document_index,
-        "document_title": "attendance.md — 有給休暇",
-        "start_char_index": start,
-        "end_char_index": end,
-    }
+    return _char_location(cited, document_index, start, end, title="attendance.md — 有給休暇")
 
 
 def provider(server: FakeServer, *, timeout: float = 5.0, retries: int = 2) -> AnthropicProvider:
