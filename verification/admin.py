@@ -65,11 +65,8 @@ class CitationInline(EvidenceInline):
     """The answer's citations as stored at answer time (a snapshot: the chunk may be gone)."""
 
     model = Citation
-    extra = 0
-    can_delete = False
     fields = ("number", "source", "quote_check", "quote_in_context", "chunk_state")
     readonly_fields = fields
-    classes = ("rv-inline",)
     verbose_name_plural = _("引用（回答時のスナップショット）")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Citation]:
@@ -117,7 +114,6 @@ class FeedbackInline(EvidenceInline):
     model = Feedback
     fields = ("rating_text", "reason_text", "comment_text", "rated_by", "rated_at")
     readonly_fields = fields
-    classes = ("rv-inline",)
 
     @admin.display(description=_("評価"))
     def rating_text(self, feedback: Feedback) -> str:
