@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from documents.embeddings import embed_passages
+from documents.indexing import IndexItem
+from qa.evaluation import ThrowawayIndex, build_corpus, progress_printer, read_jsonl
+from qa.retrieval import engine_config
+from qa.engine import HybridEngine
+
+
+class Command(BaseCommand):
+    help = (
+        "Query latency (expansion excluded; query embedding, dense, keyword and fusion included) over a throw-away "
+        "index scaled to N chunks. The corpus is embedded once; copies beyond it reuse those vectors with a little "
+        "noise, so the index has N distinct entries without embedding N passages."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--corpus", required=True)
+        parser.add_argument("--queries", required=True)
+        parser.add_argument("--chunks", type=int, nargs="+", default=[1000, 10000])
+        parser.add_argument("--n", type=int, default=200, help="queries to time per size")
+        parser.add_argument("--seed", type=int, default=13)
+
+    def handle(self, *args: object, **options: object) -> None:
+        corpus_path, queries_path = Path(str(options["corpus"])), Path(str(options["queries"]))
+        if not corpus_path.is_file() or not queries_path.is_file():
+            raise CommandError("corpus or queries file not found")
+        corpus = build_corpus(read_jsonl(corpus_path), max_chars=400, overlap=60)
+        questions = [q["question"] for q in read_jsonl(queries_path)]
+        rng = random.Random(int(options["seed"]))
+        sample = rng.sample(questions, min(int(options["n"]), len(questions)))
+        base = corpus.items
+        show = progress_printer("embedding corpus")
+        vectors = []
+        for i in range(0, len(base), 256):
+            vectors.append(embed_passages([item.embedding_input() for item in base[i : i + 256]]))
+            show(min(i + 256, len(base)), len(base))
+        base_vectors = np.vstack(vectors)
+        noise = np.random.default_rng(int(options["seed"]))
+        results = {}
+        for size in options["chunks"]:
+            index = ThrowawayIndex()
+            try:
+                items, vecs = [], []
+                for n in range(size):
+                    src = base[n % len(base)]
+                    items.append(
+                        IndexItem(n + 1, n // 4 + 1, n // 4 + 1, src.heading_path, src.text, f"{src.title} #{n // len(base)}")
+                    )
+                    v = base_vectors[n % len(base)] + (noise.normal(0, 0.01, base_vectors.shape[1]) if n >= len(base) else 0)
+                    vecs.append(v / np.linalg.norm(v))
+                for i in range(0, size, 2000):
+                    index.dense.add(
+                        [it.chunk_id for it in items[i : i + 2000]],
+                        np.asarray(vecs[i : i + 2000], dtype=np.float32),
+                        [{"document_id": it.document_id, "version_id": it.version_id} for it in items[i : i + 2000]],
+                    )
+                index.keyword.add((it.chunk_id, it.version_id, f"{it.title} {it.heading_path} {it.text}") for it in items)
+                engine = HybridEngine(index.dense, index.keyword, engine_config())
+                engine.search(question=sample[0], expanded_query=sample[0])  # warm
+                totals, filtered = [], []
+                allowed = list(range(1, size // 4 + 1, 2))  # half the documents: the ACL filter path
+                for q in sample:
+                    t0 = time.perf_counter()
+                    engine.search(question=q, expanded_query=q)
+                    totals.append((time.perf_counter() - t0) * 1000)
+                    t0 = time.perf_counter()
+                    engine.search(question=q, expanded_query=q, version_ids=allowed)
+                    filtered.append((time.perf_counter() - t0) * 1000)
+                results[size] = {
+                    "p50_ms": round(float(np.percentile(totals, 50)), 2),
+                    "p95_ms": round(float(np.percentile(totals, 95)), 2),
+                    "acl_filtered_p50_ms": round(float(np.percentile(filtered, 50)), 2),
+                    "acl_filtered_p95_ms": round(float(np.percentile(filtered, 95)), 2),
+                }
+            finally:
+                index.close()
+        self.stdout.write(json.dumps({"queries": len(sample), "sizes": results}, indent=2))
