@@ -16,7 +16,7 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -72,15 +72,20 @@ def document_ingest(
 
     with transaction.atomic():
         if document is None:
-            if Document.objects.filter(filename__iexact=filename).exists():
-                raise ValidationError(
-                    _("「%(name)s」という名前の文書は既にあります。新しい版として差し替えるか、別の名前にしてください。")
-                    % {"name": filename},
-                    code="duplicate_filename",
-                )
-            document = Document.objects.create(
-                title=(title or _title_from(parsed.text, filename))[:255], filename=filename, owner=owner
+            duplicate = ValidationError(
+                _("「%(name)s」という名前の文書は既にあります。新しい版として差し替えるか、別の名前にしてください。")
+                % {"name": filename},
+                code="duplicate_filename",
             )
+            if Document.objects.filter(filename__iexact=filename).exists():
+                raise duplicate
+            try:
+                with transaction.atomic():  # two uploads of one name at once: the second gets the message
+                    document = Document.objects.create(
+                        title=(title or _title_from(parsed.text, filename))[:255], filename=filename, owner=owner
+                    )
+            except IntegrityError:
+                raise duplicate from None
         else:
             document = Document.objects.select_for_update().get(pk=document.pk)
             latest = document.versions.order_by("-number").first()
