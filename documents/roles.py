@@ -7,7 +7,7 @@ REVIEWERS_GROUP = "reviewers"
 
 
 def is_owner(user) -> bool:  # noqa: ANN001 - any user object, including AnonymousUser
-    return bool(user.is_authenticated and (user.is_staff or user.groups.filter(name=OWNERS_GROUP).exists()))
+    return bool(user.is_authenticated and (user.is_superuser or user.groups.filter(name=OWNERS_GROUP).exists()))
 
 
 def is_reviewer(user) -> bool:  # noqa: ANN001

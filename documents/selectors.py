@@ -31,10 +31,10 @@ def searchable_version_ids(user, *, document_id: int | None = None) -> list[int]
 
 
 def manageable_documents(user) -> QuerySet[Document]:  # noqa: ANN001
-    """Documents ``user`` may change: their own, or all for staff."""
+    """Documents ``user`` may change: their own, or all for superusers (staff alone is not enough)."""
     if not is_owner(user):
         return Document.objects.none()
-    if user.is_staff:
+    if user.is_superuser:
         return Document.objects.all()
     return Document.objects.filter(owner=user)
 

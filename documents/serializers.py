@@ -13,6 +13,7 @@ from django.contrib.auth.models import Group
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
+from django.db.models import Count
 from rest_framework import serializers
 
 from documents.models import Document, DocumentVersion
@@ -87,7 +88,8 @@ class VersionSerializer(serializers.ModelSerializer):
         return version.pk == version.document.live_version_id
 
     def get_chunk_count(self, version: DocumentVersion) -> int:
-        return version.chunks.count()
+        annotated = getattr(version, "chunk_count", None)  # set by get_versions: no query per version
+        return annotated if annotated is not None else version.chunks.count()
 
 
 class DocumentSerializer(serializers.ModelSerializer):
@@ -121,5 +123,9 @@ class DocumentDetailSerializer(DocumentSerializer):
 
     @extend_schema_field(VersionSerializer(many=True))
     def get_versions(self, document: Document) -> list[dict[str, Any]]:
-        versions = document.versions.select_related("uploaded_by", "document").order_by("-number")
+        versions = (
+            document.versions.select_related("uploaded_by", "document")
+            .annotate(chunk_count=Count("chunks"))
+            .order_by("-number")
+        )
         return VersionSerializer(versions, many=True).data  # type: ignore[return-value]

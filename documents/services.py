@@ -88,6 +88,9 @@ def document_ingest(
                 raise duplicate from None
         else:
             document = Document.objects.select_for_update().get(pk=document.pk)
+            if groups is not None:
+                document.groups.set(groups)  # access changes apply even when the content is unchanged
+                groups = None
             latest = document.versions.order_by("-number").first()
             if latest is not None and latest.sha256 == sha256:
                 return document
@@ -156,51 +159,83 @@ def _items(version: DocumentVersion) -> list[IndexItem]:
 
 
 def version_index(*, version: DocumentVersion) -> None:
-    """Index ``version`` and make it live; on failure keep the old live version and record why."""
-    document = version.document
-    Document.objects.filter(pk=document.pk).update(status=Document.Status.INDEXING, status_message="")
+    """Index ``version`` and make it live; on failure keep the old live version and record why.
+
+    Safe against concurrent runs: the live version is re-read before any
+    cleanup, an older version never replaces a newer live one, and a document
+    deleted meanwhile leaves no entries behind.
+    """
+    document_id = version.document_id
+    Document.objects.filter(pk=document_id).update(status=Document.Status.INDEXING, status_message="")
     dense, keyword = _dense(), live_keyword_index()
+
+    def live_version_id() -> int | None:
+        return Document.objects.filter(pk=document_id).values_list("live_version_id", flat=True).first()
+
+    def discard_unless_live() -> None:
+        if live_version_id() != version.pk:
+            try:
+                remove_versions([version.pk], dense=dense, keyword=keyword)
+            except Exception:  # noqa: BLE001 - best effort; entries are filtered out by version anyway
+                log.exception("cleanup after indexing %s failed", version)
+
+    def fail(exc: Exception) -> None:
+        log.exception("indexing %s failed", version)
+        discard_unless_live()
+        message = _("索引の作成に失敗しました: %(reason)s") % {"reason": str(exc) or exc.__class__.__name__}
+        DocumentVersion.objects.filter(pk=version.pk).update(error=message)
+        Document.objects.filter(pk=document_id).update(status=Document.Status.FAILED, status_message=message)
+
     items = _items(version)
     try:
         if not items:
             raise ValueError(_("索引にする本文がありません。"))
         index_items(items, dense=dense, keyword=keyword)
     except Exception as exc:  # any failure: the live version must keep answering
-        log.exception("indexing %s failed", version)
-        if document.live_version_id != version.pk:
-            try:
-                remove_versions([version.pk], dense=dense, keyword=keyword)
-            except Exception:  # noqa: BLE001 - best effort; the entries are filtered out by version anyway
-                log.exception("cleanup after failed indexing of %s failed", version)
-        message = _("索引の作成に失敗しました: %(reason)s") % {"reason": str(exc) or exc.__class__.__name__}
-        DocumentVersion.objects.filter(pk=version.pk).update(error=message)
-        Document.objects.filter(pk=document.pk).update(status=Document.Status.FAILED, status_message=message)
+        fail(exc)
         return
 
-    with transaction.atomic():
-        document = Document.objects.select_for_update().get(pk=document.pk)
-        old_version_id = document.live_version_id
-        document.live_version = version
-        document.status = Document.Status.READY
-        document.status_message = ""
-        document.save(update_fields=["live_version", "status", "status_message", "updated_at"])
-        DocumentVersion.objects.filter(pk=version.pk).update(
-            indexed_at=timezone.now(), embedding_model=EMBEDDING_MODEL_NAME, error=""
-        )
-    if old_version_id and old_version_id != version.pk:
+    try:
+        with transaction.atomic():
+            document = Document.objects.select_for_update().select_related("live_version").filter(pk=document_id).first()
+            if document is None:  # deleted while we were indexing
+                old_version_id = None
+            elif document.live_version is not None and document.live_version.number > version.number:
+                old_version_id = version.pk  # a newer version went live meanwhile: this one is obsolete
+            else:
+                old_version_id = document.live_version_id
+                document.live_version = version
+                document.status = Document.Status.READY
+                document.status_message = ""
+                document.save(update_fields=["live_version", "status", "status_message", "updated_at"])
+                DocumentVersion.objects.filter(pk=version.pk).update(
+                    indexed_at=timezone.now(), embedding_model=EMBEDDING_MODEL_NAME, error=""
+                )
+    except Exception as exc:  # noqa: BLE001 - e.g. the database stayed locked: report, keep the old version
+        fail(exc)
+        return
+    if document is None:
+        remove_versions([version.pk], dense=dense, keyword=keyword)
+    elif old_version_id and old_version_id != version.pk:
         remove_versions([old_version_id], dense=dense, keyword=keyword)
+    elif old_version_id == version.pk and document.live_version_id != version.pk:
+        Document.objects.filter(pk=document_id, status=Document.Status.INDEXING).update(status=Document.Status.READY)
+        remove_versions([version.pk], dense=dense, keyword=keyword)
 
 
 def document_reindex(*, document: Document) -> None:
     """Re-embed the live version in place (same chunk ids: readers see old or new, never none).
 
-    A document whose latest version failed is retried from that version instead.
+    A document whose latest version failed gets its live version re-embedded
+    and the failed version retried.
     """
     latest = document.versions.order_by("-number").first()
     if latest is None:
         raise ValidationError(_("この文書にはまだ版がありません。"), code="no_version")
     from documents.tasks import index_version_task
 
+    if document.live_version_id and document.live_version_id != latest.pk:
+        index_version_task.enqueue(document.live_version_id)  # re-embed what is answering now
     index_version_task.enqueue(latest.pk)
 
 

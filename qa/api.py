@@ -124,6 +124,9 @@ class AskAPI(QaAPIView):
 
 
 class SearchAPI(QaAPIView):
+    # Each search embeds the query (and may call the cloud LLM for expansion): same per-user limit as ask.
+    throttle_classes = [AskRateThrottle]
+
     @extend_schema(
         operation_id="search",
         summary="文書を検索する（回答は生成しない）",

@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import push_url, reswap, retarget
 
-from documents.models import Document
+from documents.selectors import visible_documents
 from qa import selectors, services
 from qa.models import Answer, Conversation, Feedback
 from qa.presenters import answer_view
@@ -108,8 +108,8 @@ def ask(request: HttpRequest) -> HttpResponse:
     if request.POST.get("document") and document_id is None:
         errors.append(_("文書の指定が正しくありません。"))
     elif document_id is not None:
-        # Visibility is the service's rule; here only "does it exist at all".
-        document = Document.objects.filter(pk=document_id).first()
+        # A hidden document and a missing one get the same answer: ids reveal nothing.
+        document = visible_documents(request.user).filter(pk=document_id).first()
         if document is None:
             errors.append(_("指定された文書が見つかりません。"))
     if not errors:

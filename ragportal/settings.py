@@ -86,8 +86,13 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Concurrent readers while indexing writes; wait instead of failing on a lock.
-    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
+    # Concurrent readers while indexing writes; writers take the lock up front
+    # (IMMEDIATE) and wait for it instead of failing on a read-then-write upgrade.
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL;",
+        "transaction_mode": "IMMEDIATE",
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

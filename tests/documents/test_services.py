@@ -216,3 +216,57 @@ def test_name_collision_is_refused_and_nothing_stored(owner, other_owner, travel
     assert Document.objects.count() == 1
     assert DocumentVersion.objects.count() == 1
     assert set(stored_files()) == files_before
+
+
+# --- races: late or concurrent indexing runs ----------------------------------------
+
+
+def test_an_older_version_indexed_late_never_replaces_the_newer_live_one(owner):
+    from documents.services import version_index
+
+    document = ingest(owner)
+    v1 = document.live_version
+    document = ingest(owner, text=TRAVEL_MD_V2, document=document)
+    v2 = document.live_version
+    assert v2.number == 2
+
+    version_index(version=v1)  # a worker that picked v1 up late finishes now
+
+    document.refresh_from_db()
+    assert document.live_version_id == v2.pk and document.status == Document.Status.READY
+    texts = " ".join(_texts(owner, "国内出張の日当はいくら？"))
+    assert "3,500円" in texts and "2,000円" not in texts
+    assert fts_rows([v1.pk]) == 0 and not dense_ids_for(v1.pk)
+
+
+def test_a_failing_rerun_of_the_live_version_keeps_it_in_both_indexes(owner, monkeypatch):
+    from documents.services import version_index
+
+    document = ingest(owner)
+    live = document.live_version
+    before = dense_ids_for(live.pk)
+
+    def broken(*args, **kwargs):  # noqa: ANN002, ANN003
+        raise RuntimeError("chroma unavailable")
+
+    monkeypatch.setattr(DenseIndex, "add", broken)
+    version_index(version=live)
+
+    document.refresh_from_db()
+    assert document.status == Document.Status.FAILED and "chroma unavailable" in document.status_message
+    assert document.live_version_id == live.pk
+    assert dense_ids_for(live.pk) == before and fts_rows([live.pk]) > 0
+
+
+def test_changing_access_groups_applies_even_when_the_file_is_unchanged(owner, outsider):
+    from django.contrib.auth.models import Group
+
+    document = ingest(owner)
+    assert any("2,000円" in t for t in _texts(outsider, "国内出張の日当"))
+    managers = Group.objects.create(name="managers")
+
+    document = ingest(owner, document=document, groups=[managers])  # byte-identical re-import with groups
+
+    assert document.versions.count() == 1
+    assert list(document.groups.all()) == [managers]
+    assert not any("2,000円" in t for t in _texts(outsider, "国内出張の日当"))
