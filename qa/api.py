@@ -24,6 +24,7 @@ from rest_framework.authentication import SessionAuthentication, TokenAuthentica
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.parsers import JSONParser
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -203,6 +204,9 @@ class HealthAPI(APIView):
 
     authentication_classes: list = []
     permission_classes = [AllowAny]
+    # Public and it runs the embedding model: a per-address limit keeps it from being a CPU lever.
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "health"
     probes: dict[str, Callable[[], None]] = {
         "database": _probe_database,
         "chroma": _probe_chroma,

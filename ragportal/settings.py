@@ -128,7 +128,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_THROTTLE_RATES": {"ask": env_str("RAG_ASK_RATE", "30/min")},
+    "DEFAULT_THROTTLE_RATES": {"ask": env_str("RAG_ASK_RATE", "30/min"), "health": env_str("RAG_HEALTH_RATE", "60/min")},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "ragportal API",
