@@ -9,9 +9,9 @@ from pathlib import Path
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 
-from documents.models import Document
+from documents.models import Document, DocumentVersion
 from documents.parsing import SUPPORTED_EXTENSIONS
-from documents.services import document_ingest
+from documents.services import document_ingest, versions_index
 
 
 @dataclass
@@ -29,28 +29,53 @@ def supported_files(directory: Path) -> list[Path]:
 
 
 def import_file(
-    path: Path, *, owner, groups: Iterable[Group] | None, report: ImportReport, filename: str | None = None  # noqa: ANN001
-) -> Document | None:
-    """Create the document, or add a version when the bytes changed; unchanged files are skipped."""
+    path: Path,
+    *,
+    owner,  # noqa: ANN001
+    groups: Iterable[Group] | None,
+    report: ImportReport,
+    filename: str | None = None,
+    index: bool = True,
+) -> DocumentVersion | None:
+    """Create the document, or add a version when the bytes changed; unchanged files are skipped.
+
+    Returns the new version (None when nothing new was stored). With
+    ``index=False`` the caller indexes the new versions in one batch.
+    """
     filename = filename or path.name
     data = path.read_bytes()
     existing = Document.objects.filter(filename__iexact=filename).first()
+    before = existing.versions.count() if existing else 0
     try:
-        if existing is None:
-            document = document_ingest(owner=owner, filename=filename, data=data, groups=groups)
-            report.created.append(filename)
-            return document
-        before = existing.versions.count()
-        document = document_ingest(owner=owner, filename=filename, data=data, groups=groups, document=existing)
-        (report.updated if document.versions.count() > before else report.unchanged).append(filename)
-        return document
+        document = document_ingest(
+            owner=owner, filename=filename, data=data, groups=groups, document=existing, index=index
+        )
     except ValidationError as exc:
         report.failed.append((filename, " ".join(exc.messages)))
         return None
+    if document.versions.count() == before:
+        report.unchanged.append(filename)
+        return None
+    (report.updated if existing else report.created).append(filename)
+    return document.versions.order_by("-number").first()
+
+
+def import_paths(paths: Iterable[Path], *, owner, groups: Iterable[Group] | None = None) -> ImportReport:  # noqa: ANN001
+    """Import files, then index all their new versions together (batched embeddings)."""
+    report = ImportReport()
+    new_versions = [
+        version
+        for path in paths
+        if (version := import_file(path, owner=owner, groups=groups, report=report, index=False)) is not None
+    ]
+    if new_versions:
+        versions_index(versions=new_versions)
+    for version in new_versions:
+        version.document.refresh_from_db()
+        if version.document.status == Document.Status.FAILED:
+            report.failed.append((version.document.filename, version.document.status_message))
+    return report
 
 
 def import_directory(directory: Path, *, owner, groups: Iterable[Group] | None = None) -> ImportReport:  # noqa: ANN001
-    report = ImportReport()
-    for path in supported_files(directory):
-        import_file(path, owner=owner, groups=groups, report=report)
-    return report
+    return import_paths(supported_files(directory), owner=owner, groups=groups)

@@ -57,8 +57,12 @@ def document_ingest(
     title: str = "",
     groups: Iterable[Group] | None = None,
     document: Document | None = None,
+    index: bool = True,
 ) -> Document:
     """Upload a new document, or (with ``document``) a new version of an existing one.
+
+    With ``index=False`` the new version is stored but not indexed: the caller
+    indexes it (with others, in one batch) through :func:`versions_index`.
 
     Raises ``ValidationError`` with a message for the uploader on bad input
     (empty, unsupported, too large, no text layer, corrupt, undecodable, a file
@@ -129,9 +133,10 @@ def document_ingest(
         document.status_message = ""
         document.save(update_fields=["title", "status", "status_message", "updated_at"])
 
-    from documents.tasks import index_version_task
+    if index:
+        from documents.tasks import index_version_task
 
-    index_version_task.enqueue(version.pk)
+        index_version_task.enqueue(version.pk)
     document.refresh_from_db()
     return document
 
@@ -159,51 +164,73 @@ def _items(version: DocumentVersion) -> list[IndexItem]:
 
 
 def version_index(*, version: DocumentVersion) -> None:
-    """Index ``version`` and make it live; on failure keep the old live version and record why.
+    """Index ``version`` and make it live; on failure keep the old live version and record why."""
+    versions_index(versions=[version])
+
+
+def versions_index(*, versions: list[DocumentVersion]) -> None:
+    """Index several versions with their embeddings batched together, then make each live.
 
     Safe against concurrent runs: the live version is re-read before any
     cleanup, an older version never replaces a newer live one, and a document
-    deleted meanwhile leaves no entries behind.
+    deleted meanwhile leaves no entries behind. If the batch fails, each
+    version is retried alone so one bad version cannot fail the others.
     """
-    document_id = version.document_id
-    Document.objects.filter(pk=document_id).update(status=Document.Status.INDEXING, status_message="")
     dense, keyword = _dense(), live_keyword_index()
-
-    def live_version_id() -> int | None:
-        return Document.objects.filter(pk=document_id).values_list("live_version_id", flat=True).first()
-
-    def discard_unless_live() -> None:
-        if live_version_id() != version.pk:
-            try:
-                remove_versions([version.pk], dense=dense, keyword=keyword)
-            except Exception:  # noqa: BLE001 - best effort; entries are filtered out by version anyway
-                log.exception("cleanup after indexing %s failed", version)
-
-    def fail(exc: Exception) -> None:
-        log.exception("indexing %s failed", version)
-        discard_unless_live()
-        message = _("索引の作成に失敗しました: %(reason)s") % {"reason": str(exc) or exc.__class__.__name__}
-        DocumentVersion.objects.filter(pk=version.pk).update(error=message)
-        Document.objects.filter(pk=document_id).update(status=Document.Status.FAILED, status_message=message)
-
-    items = _items(version)
+    Document.objects.filter(pk__in={v.document_id for v in versions}).update(
+        status=Document.Status.INDEXING, status_message=""
+    )
+    items = {v.pk: _items(v) for v in versions}
+    for version in versions:
+        if not items[version.pk]:
+            _index_failed(version, ValueError(_("索引にする本文がありません。")), dense=dense, keyword=keyword)
+    ready = [v for v in versions if items[v.pk]]
     try:
-        if not items:
-            raise ValueError(_("索引にする本文がありません。"))
-        index_items(items, dense=dense, keyword=keyword)
-    except Exception as exc:  # any failure: the live version must keep answering
-        fail(exc)
+        index_items([item for v in ready for item in items[v.pk]], dense=dense, keyword=keyword)
+    except Exception as exc:  # any failure: the live versions must keep answering
+        if len(ready) == 1:
+            _index_failed(ready[0], exc, dense=dense, keyword=keyword)
+        else:
+            for version in ready:
+                versions_index(versions=[version])
         return
+    for version in sorted(ready, key=lambda v: v.number):
+        _go_live(version, dense=dense, keyword=keyword)
 
+
+def _live_version_id(document_id: int) -> int | None:
+    return Document.objects.filter(pk=document_id).values_list("live_version_id", flat=True).first()
+
+
+def _index_failed(version: DocumentVersion, exc: Exception, *, dense: DenseIndex, keyword) -> None:  # noqa: ANN001
+    """Record why ``version`` failed and drop its entries, unless it is the live one."""
+    log.error("indexing %s failed: %s", version, exc, exc_info=exc)
+    if _live_version_id(version.document_id) != version.pk:
+        try:
+            remove_versions([version.pk], dense=dense, keyword=keyword)
+        except Exception:  # noqa: BLE001 - best effort; entries are filtered out by version anyway
+            log.exception("cleanup after indexing %s failed", version)
+    message = _("索引の作成に失敗しました: %(reason)s") % {"reason": str(exc) or exc.__class__.__name__}
+    DocumentVersion.objects.filter(pk=version.pk).update(error=message)
+    Document.objects.filter(pk=version.document_id).update(status=Document.Status.FAILED, status_message=message)
+
+
+def _go_live(version: DocumentVersion, *, dense: DenseIndex, keyword) -> None:  # noqa: ANN001
+    """Make an indexed ``version`` live and drop the version it replaces from both indexes."""
     try:
         with transaction.atomic():
-            document = Document.objects.select_for_update().select_related("live_version").filter(pk=document_id).first()
+            document = (
+                Document.objects.select_for_update().select_related("live_version").filter(pk=version.document_id).first()
+            )
             if document is None:  # deleted while we were indexing
-                old_version_id = None
+                stale = version.pk
             elif document.live_version is not None and document.live_version.number > version.number:
-                old_version_id = version.pk  # a newer version went live meanwhile: this one is obsolete
+                stale = version.pk  # a newer version went live meanwhile: this one is obsolete
+                Document.objects.filter(pk=document.pk, status=Document.Status.INDEXING).update(
+                    status=Document.Status.READY
+                )
             else:
-                old_version_id = document.live_version_id
+                stale = document.live_version_id if document.live_version_id != version.pk else None
                 document.live_version = version
                 document.status = Document.Status.READY
                 document.status_message = ""
@@ -212,15 +239,10 @@ def version_index(*, version: DocumentVersion) -> None:
                     indexed_at=timezone.now(), embedding_model=EMBEDDING_MODEL_NAME, error=""
                 )
     except Exception as exc:  # noqa: BLE001 - e.g. the database stayed locked: report, keep the old version
-        fail(exc)
+        _index_failed(version, exc, dense=dense, keyword=keyword)
         return
-    if document is None:
-        remove_versions([version.pk], dense=dense, keyword=keyword)
-    elif old_version_id and old_version_id != version.pk:
-        remove_versions([old_version_id], dense=dense, keyword=keyword)
-    elif old_version_id == version.pk and document.live_version_id != version.pk:
-        Document.objects.filter(pk=document_id, status=Document.Status.INDEXING).update(status=Document.Status.READY)
-        remove_versions([version.pk], dense=dense, keyword=keyword)
+    if stale:
+        remove_versions([stale], dense=dense, keyword=keyword)
 
 
 def document_reindex(*, document: Document) -> None:

@@ -148,3 +148,33 @@ def test_benchmark_indexing_measures_pipeline_against_the_encoder_and_cleans_up(
     assert result["pipeline_chunks_per_s"] > 0 and result["encoder_chunks_per_s"] > 0
     assert 0 < result["ratio"]
     assert not Document.objects.filter(filename__in=["a.md", "b.txt"]).exists()
+
+
+def test_import_indexes_files_in_one_batch_and_isolates_a_failing_one(db, tmp_path, owner, monkeypatch):
+    """One bad version in a batch fails alone; the others go live (the failure is Chroma's, at its edge)."""
+    from documents.importing import import_directory
+    from documents.models import Document, DocumentVersion
+    from documents.vectorstore import live_collection
+
+    (tmp_path / "leave.md").write_text("# 休暇\n有給休暇は入社6ヶ月後に10日付与されます。\n", encoding="utf-8")
+    (tmp_path / "broken.md").write_text("# 壊れた\nこの文書の索引は失敗します。\n", encoding="utf-8")
+    (tmp_path / "cafe.txt").write_text("社員食堂は11:30から14:00まで営業します。", encoding="utf-8")
+    collection = live_collection()
+    real_upsert = collection.upsert
+    calls: list[int] = []
+
+    def upsert(**kwargs):  # noqa: ANN003
+        versions = {m["version_id"] for m in kwargs["metadatas"]}
+        calls.append(len(versions))
+        if DocumentVersion.objects.filter(pk__in=versions, document__filename="broken.md").exists():
+            raise RuntimeError("disk full")
+        return real_upsert(**kwargs)
+
+    monkeypatch.setattr(collection, "upsert", upsert)
+    report = import_directory(tmp_path, owner=owner)
+
+    assert calls[0] == 3  # all three files embedded and stored in one batch first
+    statuses = dict(Document.objects.values_list("filename", "status"))
+    assert statuses == {"leave.md": "ready", "cafe.txt": "ready", "broken.md": "failed"}
+    assert [name for name, _ in report.failed] == ["broken.md"]
+    assert "disk full" in Document.objects.get(filename="broken.md").status_message
