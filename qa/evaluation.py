@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import statistics
 import sys
 import tempfile
 import time
@@ -299,5 +298,3 @@ def summary_table(report: dict) -> str:
             )
     return "\n".join(lines)
 
-
-__all__ = ["evaluate", "read_jsonl", "summary_table", "statistics"]

@@ -38,27 +38,18 @@ from verification.admin_filters import (
     ProviderFilter,
     ReviewStatusFilter,
 )
+from documents.admin import ReadOnlyInline
 from verification.evidence import answer_evidence
 from verification.export import answers_csv_response
 from verification.overview import overview_context
 from verification.queue import queue_assign, queue_set_status, review_queue
 
 
-class EvidenceInline(admin.TabularInline):
+class EvidenceInline(ReadOnlyInline):
     """Evidence shown with an answer: read-only for everyone, reviewers included."""
 
-    extra = 0
-    can_delete = False
+    show_change_link = False
     classes = ("rv-inline",)
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 class CitationInline(EvidenceInline):
