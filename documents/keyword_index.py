@@ -55,6 +55,15 @@ class KeywordIndex:
         with self._cursor() as cur:
             cur.execute(f"DELETE FROM {TABLE} WHERE version_id IN ({marks})", list(version_ids))
 
+    def bodies(self, chunk_ids: Sequence[int]) -> dict[int, str]:
+        """The stored (segmented, space-separated) bodies of these chunks; absent ids are left out."""
+        if not chunk_ids:
+            return {}
+        marks = ", ".join([self._p] * len(chunk_ids))
+        with self._cursor() as cur:
+            cur.execute(f"SELECT rowid, body FROM {TABLE} WHERE rowid IN ({marks})", [int(i) for i in chunk_ids])
+            return {int(row[0]): row[1] for row in cur.fetchall()}
+
     def search(self, query: str, *, n: int, version_ids: Sequence[int] | None = None) -> list[KeywordHit]:
         """Best ``n`` chunks for ``query``; ``version_ids`` restricts to those versions (None: all)."""
         expression = match_expression(query)

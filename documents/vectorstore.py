@@ -96,6 +96,13 @@ class DenseIndex:
         elif where:
             self.collection.delete(where=where)
 
+    def documents_of(self, chunk_ids: Sequence[int]) -> dict[int, int]:
+        """Chunk id → document id, from the stored metadata (absent ids are left out)."""
+        if not chunk_ids:
+            return {}
+        got = self.collection.get(ids=[str(i) for i in chunk_ids], include=["metadatas"])
+        return {int(i): int(m["document_id"]) for i, m in zip(got["ids"], got["metadatas"], strict=True) if m}
+
     def search(self, query_embedding: np.ndarray, *, n: int, where: dict[str, Any] | None = None) -> list[DenseHit]:
         count = self.collection.count()
         if count == 0 or n <= 0:

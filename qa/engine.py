@@ -15,8 +15,10 @@ import numpy as np
 
 from documents.embeddings import embed_queries
 from documents.keyword_index import KeywordIndex
+from documents.segmentation import tokens
 from documents.vectorstore import DenseIndex
 from qa.fusion import Candidate, score_fusion, weighted_rrf
+from qa.rerank import rerank
 
 Mode = Literal["hybrid", "dense", "keyword"]
 
@@ -29,6 +31,10 @@ class EngineConfig:
     dense_weight_keyword_led: float = 0.4
     keyword_lead_ratio: float = 1.2
     rrf_k: int = 60
+    # Lexical re-ranking of sibling chunks among the top fused candidates
+    # (qa.rerank); weight 0 turns it off.
+    rerank_weight: float = 0.1
+    rerank_depth: int = 20
 
 
 @dataclass
@@ -97,6 +103,20 @@ class HybridEngine:
             )
         self._fill_similarity(fused, query_vector)
         timings["fusion"] = (time.perf_counter() - t0) * 1000
+
+        t0 = time.perf_counter()
+        if mode == "hybrid" and cfg.rerank_weight > 0:
+            head = [c.chunk_id for c in fused[: cfg.rerank_depth]]
+            bodies = {cid: body.split() for cid, body in self.keyword.bodies(head).items()}
+            fused = rerank(
+                fused,
+                tokens(expanded_query),
+                bodies,
+                self.dense.documents_of(head),
+                depth=cfg.rerank_depth,
+                weight=cfg.rerank_weight,
+            )
+        timings["rerank"] = (time.perf_counter() - t0) * 1000
         return EngineResult(fused, timings)
 
     def _fill_similarity(self, candidates: list[Candidate], query_vector: np.ndarray) -> None:

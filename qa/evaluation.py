@@ -42,13 +42,23 @@ def read_jsonl(path: Path) -> list[dict]:
 
 
 def build_corpus(records: Iterable[dict], *, max_chars: int, overlap: int) -> Corpus:
+    """Chunk every corpus line; each line is one version, scored by its ``doc_id``.
+
+    Lines that share a title are filed under one document, as the paragraphs of
+    an article uploaded whole would be: the re-ranker (qa.rerank) treats them as
+    siblings and the answer step's per-document cap applies to them together.
+    Lines without a title are documents of their own.
+    """
     items: list[IndexItem] = []
     chunk_doc: dict[int, str] = {}
     doc_numbers: dict[str, int] = {}
+    documents: dict[tuple[str, str], int] = {}
     next_id = 1
     for record in records:
         doc_id = str(record["doc_id"])
         number = doc_numbers.setdefault(doc_id, len(doc_numbers) + 1)
+        title = str(record.get("title") or "")
+        document = documents.setdefault(("title", title) if title else ("doc", doc_id), len(documents) + 1)
         try:  # parsed as an uploaded Markdown file would be
             parsed = parse_file("corpus.md", str(record["text"]).encode("utf-8"))
         except ParseError:
@@ -57,7 +67,7 @@ def build_corpus(records: Iterable[dict], *, max_chars: int, overlap: int) -> Co
             items.append(
                 IndexItem(
                     chunk_id=next_id,
-                    document_id=number,
+                    document_id=document,
                     version_id=number,
                     heading_path=span.heading_path,
                     text=span.text,
@@ -194,7 +204,7 @@ def _run_mode(
     hits_at = {1: 0, 3: 0, 5: 0}
     reciprocal = 0.0
     latencies: list[float] = []
-    stage: dict[str, list[float]] = {"expansion": [], "dense": [], "keyword": [], "fusion": []}
+    stage: dict[str, list[float]] = {"expansion": [], "dense": [], "keyword": [], "fusion": [], "rerank": []}
     answer_latencies: list[float] = []
     contains_gold = cites_gold = 0
     by_kind: dict[str, dict[str, float]] = {}
@@ -204,7 +214,7 @@ def _run_mode(
         expansion = expand(q["question"], rules=rules)
         stage["expansion"].append((time.perf_counter() - t0) * 1000)
         result = engine.search(question=q["question"], expanded_query=expansion.expanded_query, mode=mode)
-        for name in ("dense", "keyword", "fusion"):
+        for name in ("dense", "keyword", "fusion", "rerank"):
             stage[name].append(result.timings.get(name, 0.0))
         latencies.append((time.perf_counter() - t0) * 1000)
 

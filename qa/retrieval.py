@@ -39,6 +39,8 @@ def engine_config() -> EngineConfig:
         dense_weight_keyword_led=settings.RAG_DENSE_WEIGHT_KEYWORD_LED,
         keyword_lead_ratio=settings.RAG_KEYWORD_LEAD_RATIO,
         rrf_k=settings.RAG_RRF_K,
+        rerank_weight=settings.RAG_RERANK_WEIGHT,
+        rerank_depth=settings.RAG_RERANK_DEPTH,
     )
 
 
@@ -151,15 +153,17 @@ def clarification_options(hits: list[RetrievedChunk], *, gap: float, max_options
     on the demo golden set, gap 0.03 asks back on 4 of 85 questions, in each
     of which the top hit was the wrong document.
     """
-    if gap <= 0 or len(hits) < 2 or hits[0].score <= 0:
+    if gap <= 0 or len(hits) < 2:
         return []
-    top = hits[0].score
-    options: list[RetrievedChunk] = []
-    seen: set[int] = set()
+    # Per document: its first hit (the one shown) and its best score. The
+    # re-ranker may put a document's lower-scored chunk first.
+    first: dict[int, RetrievedChunk] = {}
+    best: dict[int, float] = {}
     for h in hits:
-        if (top - h.score) / top >= gap:
-            break
-        if h.document_id not in seen:
-            seen.add(h.document_id)
-            options.append(h)
+        first.setdefault(h.document_id, h)
+        best[h.document_id] = max(best.get(h.document_id, h.score), h.score)
+    top = max(best.values())
+    if top <= 0:
+        return []
+    options = [h for doc, h in first.items() if (top - best[doc]) / top < gap]
     return options[:max_options] if len(options) > 1 else []

@@ -169,6 +169,11 @@ RAG_DENSE_WEIGHT = env_float("RAG_DENSE_WEIGHT", 0.7, minimum=0.0, maximum=1.0)
 RAG_DENSE_WEIGHT_KEYWORD_LED = env_float("RAG_DENSE_WEIGHT_KEYWORD_LED", 0.4, minimum=0.0, maximum=1.0)
 RAG_KEYWORD_LEAD_RATIO = env_float("RAG_KEYWORD_LEAD_RATIO", 1.2, minimum=1.0)
 RAG_RRF_K = env_int("RAG_RRF_K", 60, minimum=1)
+# Lexical re-ranking of sibling chunks (same document) among the top RAG_RERANK_DEPTH
+# fused candidates (qa/rerank.py: which sibling holds the question's words that are
+# rare among the candidates); RAG_RERANK_WEIGHT=0 turns it off.
+RAG_RERANK_WEIGHT = env_float("RAG_RERANK_WEIGHT", 0.1, minimum=0.0, maximum=1.0)
+RAG_RERANK_DEPTH = env_int("RAG_RERANK_DEPTH", 20, minimum=2)
 RAG_MIN_SIMILARITY = env_float("RAG_MIN_SIMILARITY", 0.72, minimum=0.0, maximum=1.0)
 RAG_MAX_CHUNKS_PER_DOCUMENT = env_int("RAG_MAX_CHUNKS_PER_DOCUMENT", 2, minimum=1)
 RAG_CLARIFY_GAP = env_float("RAG_CLARIFY_GAP", 0.03, minimum=0.0, maximum=1.0)

@@ -17,9 +17,9 @@ from qa.engine import HybridEngine
 
 class Command(BaseCommand):
     help = (
-        "Query latency (expansion excluded; query embedding, dense, keyword and fusion included) over a throw-away "
-        "index scaled to N chunks. The corpus is embedded once; copies beyond it reuse those vectors with a little "
-        "noise, so the index has N distinct entries without embedding N passages."
+        "Query latency (expansion excluded; query embedding, dense, keyword, fusion and re-ranking included) over a "
+        "throw-away index scaled to N chunks. The corpus is embedded once; copies beyond it reuse those vectors with "
+        "a little noise, so the index has N distinct entries without embedding N passages."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
