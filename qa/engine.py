@@ -21,6 +21,8 @@ from qa.fusion import Candidate, score_fusion, weighted_rrf
 from qa.rerank import rerank
 
 Mode = Literal["hybrid", "dense", "keyword"]
+# The timings a search reports, in order (milliseconds).
+ENGINE_STAGES = ("dense", "keyword", "fusion", "rerank")
 
 
 @dataclass

@@ -22,7 +22,7 @@ from documents.indexing import IndexItem, IndexStats, index_items
 from documents.keyword_index import KeywordIndex
 from documents.parsing import ParseError, parse_file
 from documents.vectorstore import DenseIndex, open_collection
-from qa.engine import EngineConfig, HybridEngine, Mode
+from qa.engine import ENGINE_STAGES, EngineConfig, HybridEngine, Mode
 from qa.expansion import expand
 from qa.retrieval import apply_floor_and_diversity
 from qa.types import RetrievedChunk
@@ -204,7 +204,7 @@ def _run_mode(
     hits_at = {1: 0, 3: 0, 5: 0}
     reciprocal = 0.0
     latencies: list[float] = []
-    stage: dict[str, list[float]] = {"expansion": [], "dense": [], "keyword": [], "fusion": [], "rerank": []}
+    stage: dict[str, list[float]] = {"expansion": [], **{name: [] for name in ENGINE_STAGES}}
     answer_latencies: list[float] = []
     contains_gold = cites_gold = 0
     by_kind: dict[str, dict[str, float]] = {}
@@ -214,7 +214,7 @@ def _run_mode(
         expansion = expand(q["question"], rules=rules)
         stage["expansion"].append((time.perf_counter() - t0) * 1000)
         result = engine.search(question=q["question"], expanded_query=expansion.expanded_query, mode=mode)
-        for name in ("dense", "keyword", "fusion", "rerank"):
+        for name in ENGINE_STAGES:
             stage[name].append(result.timings.get(name, 0.0))
         latencies.append((time.perf_counter() - t0) * 1000)
 

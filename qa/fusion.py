@@ -42,7 +42,7 @@ def weighted_rrf(
     return sorted(by_id.values(), key=lambda c: (-c.score, c.chunk_id))
 
 
-def _min_max(ranking: Sequence[tuple[int, float]]) -> dict[int, float]:
+def min_max(ranking: Sequence[tuple[int, float]]) -> dict[int, float]:
     if not ranking:
         return {}
     values = [v for _, v in ranking]
@@ -77,7 +77,7 @@ def score_fusion(
     (see the README), this beats equal-weight RRF on both kinds of question.
     """
     a = dense_weight_keyword_led if keyword_led(keyword, lead_ratio=lead_ratio) else dense_weight
-    dense_norm, keyword_norm = _min_max(dense), _min_max(keyword)
+    dense_norm, keyword_norm = min_max(dense), min_max(keyword)
     by_id: dict[int, Candidate] = {}
     for rank, (chunk_id, similarity) in enumerate(dense, start=1):
         by_id[chunk_id] = Candidate(chunk_id, similarity=similarity, dense_rank=rank)

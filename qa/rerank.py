@@ -31,7 +31,7 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 
-from qa.fusion import Candidate
+from qa.fusion import Candidate, min_max
 
 K1 = 1.2
 B = 0.75
@@ -41,11 +41,6 @@ def _trigrams(tokens: Sequence[str]) -> set[str]:
     """Character trigrams from consecutive overlapping bigram tokens ("ab", "bc" → "abc")."""
     bigrams = [t for t in tokens if len(t) == 2]
     return {a + b[1] for a, b in zip(bigrams, bigrams[1:]) if a[1] == b[0]}
-
-
-def _min_max(values: list[float]) -> list[float]:
-    hi, lo = max(values), min(values)
-    return [(v - lo) / (hi - lo) if hi > lo else 0.0 for v in values]
 
 
 def features(query_tokens: Sequence[str], bodies: Sequence[Sequence[str]]) -> list[tuple[float, float, float]]:
@@ -61,7 +56,7 @@ def features(query_tokens: Sequence[str], bodies: Sequence[Sequence[str]]) -> li
     total = sum(idf.values()) or 1.0
     lengths = [len(body) for body in bodies]
     average = (sum(lengths) / size) if size else 1.0
-    query_trigrams = _trigrams(list(query_tokens))
+    query_trigrams = _trigrams(query_tokens)
     out = []
     for body, c, length in zip(bodies, counts, lengths, strict=True):
         coverage = sum(w for t, w in idf.items() if t in c) / total
@@ -95,8 +90,9 @@ def rerank(
         return candidates
     head, tail = candidates[:depth], candidates[depth:]
     feats = features(query_tokens, [bodies.get(c.chunk_id, ()) for c in head])
-    columns = [_min_max(list(column)) for column in zip(*feats, strict=True)]
-    adjusted = {c.chunk_id: c.score + weight * sum(column[i] for column in columns) for i, c in enumerate(head)}
+    ids = [c.chunk_id for c in head]
+    norms = [min_max(list(zip(ids, column, strict=True))) for column in zip(*feats, strict=True)]
+    adjusted = {c.chunk_id: c.score + weight * sum(norm[c.chunk_id] for norm in norms) for c in head}
     places: dict[Hashable, list[int]] = {}
     for i, c in enumerate(head):
         places.setdefault(groups.get(c.chunk_id, ("chunk", c.chunk_id)), []).append(i)
