@@ -6,19 +6,12 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from verification.verdict import FLAG_NAMES as VERDICT_FLAGS
+
 # Verification flags stored as indexed boolean columns (flag_<name>) so the
 # review queue can filter on them; the full verdict is kept in Answer.verification.
-FLAG_NAMES = (
-    "no_citation",
-    "weak_citation",
-    "fabricated_source",
-    "fabricated_quote",
-    "low_grounding",
-    "unsupported_claim",
-    "not_found",
-    "low_retrieval",
-    "provider_error",
-)
+# The verifier's flags, plus one the answer service sets when the provider fails.
+FLAG_NAMES = (*VERDICT_FLAGS, "provider_error")
 
 
 class SynonymEntry(models.Model):

@@ -8,6 +8,7 @@ rolled back with it; the Chroma collection is emptied after each test that used 
 from __future__ import annotations
 
 import pytest
+from rest_framework.test import APIClient
 from django.contrib.auth.models import Group, User
 
 from documents.roles import OWNERS_GROUP, REVIEWERS_GROUP
@@ -89,3 +90,16 @@ def _default_language():
     translation.activate(settings.LANGUAGE_CODE)
     yield
     translation.deactivate()
+
+
+# --- DRF clients -----------------------------------------------------------------
+
+
+@pytest.fixture
+def api() -> APIClient:
+    return APIClient()
+
+
+def as_user(api: APIClient, user) -> APIClient:  # noqa: ANN001
+    api.force_authenticate(user)
+    return api

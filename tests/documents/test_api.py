@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 
 from documents.models import Document, DocumentVersion
 from qa.retrieval import search
+from tests.conftest import as_user
 from tests.documents.conftest import TRAVEL_MD, TRAVEL_MD_V2, WIFI_TXT, fts_rows, ingest, stored_files
 from tests.documents.fixtures import make_image_only_pdf
 
@@ -24,16 +25,6 @@ VERSION_KEYS = {
     "id", "number", "original_name", "sha256", "size", "encoding", "uploaded_by", "created_at", "indexed_at",
     "embedding_model", "error", "live", "chunk_count",
 }  # fmt: skip
-
-
-@pytest.fixture
-def api() -> APIClient:
-    return APIClient()
-
-
-def as_user(api: APIClient, user) -> APIClient:  # noqa: ANN001
-    api.force_authenticate(user)
-    return api
 
 
 def upload(name: str, data: bytes) -> SimpleUploadedFile:

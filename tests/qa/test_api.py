@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from qa.api import HealthAPI
 from qa.models import Answer, Feedback
+from tests.conftest import as_user
 from tests.qa.answer_rows import ingest_demo, make_answer
 
 pytestmark = pytest.mark.django_db
@@ -26,16 +27,6 @@ def _fresh_throttle_counts():
     cache.clear()
     yield
     cache.clear()
-
-
-@pytest.fixture
-def api() -> APIClient:
-    return APIClient()
-
-
-def as_user(api: APIClient, user) -> APIClient:  # noqa: ANN001
-    api.force_authenticate(user)
-    return api
 
 
 @pytest.fixture
