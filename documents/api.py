@@ -14,7 +14,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -32,6 +32,7 @@ from documents.serializers import (
 )
 from documents.services import document_delete, document_ingest, document_reindex
 from qa.api import AUTHENTICATION, Pagination
+from ragportal.parsers import JSONParser
 
 BAD_REQUEST = OpenApiResponse(OpenApiTypes.OBJECT, description="入力エラー（フィールドごとのメッセージ。ファイルの問題は file に）")
 UNAUTHENTICATED = OpenApiResponse(OpenApiTypes.OBJECT, description="未認証")

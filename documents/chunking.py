@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from documents.parsing import Heading, ParsedDocument
 from documents.textnorm import single_line
+from ragportal.text import split_sentences, trim_span
 
 HEADING_SEPARATOR = " > "
 # Chunk.heading_path is a CharField(max_length=500).
@@ -30,10 +31,6 @@ _MAX_TITLE = 120
 # inside an over-long sentence is the weakest and never starts an overlap.
 _FORCED, _LINE, _SENTENCE = 0, 1, 2
 
-# A sentence ends after 。！？ (or Western .!? followed by whitespace), together
-# with any closing brackets or quotes that follow (「……です。」 stays whole).
-_CLOSERS = re.escape("」』）)】〕］]〉》\"'’”")
-_SENTENCE_END = re.compile(rf"(?:[。！？]+|[.!?]+(?=[{_CLOSERS}]*\s))[{_CLOSERS}]*")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t\u3000]*\n")
 # Where to cut an over-long sentence: after a comma or before whitespace.
 _SOFT_CUT = re.compile(r"[、，,]|\s")
@@ -149,7 +146,7 @@ def _split_section(text: str, start: int, end: int, max_chars: int, overlap: int
             j += 1
         if j + 1 < len(units):
             j = _preferred_end(text, units, i, j, max_chars)
-        bounds = _strip(text, units[i].start, units[j].end)
+        bounds = trim_span(text, units[i].start, units[j].end)
         if bounds is not None:
             chunks.append(bounds)
         if j + 1 >= len(units):
@@ -206,8 +203,11 @@ def _units(text: str, start: int, end: int, max_chars: int) -> list[_Unit]:
         cuts[start + match.end()] = _LINE
     for match in _PARAGRAPH_BREAK.finditer(segment):
         cuts[start + match.end()] = _SENTENCE
-    for match in _SENTENCE_END.finditer(segment):
-        cuts[start + match.end()] = _SENTENCE
+    # Sentence ends as ragportal.text finds them: closing quotes and a citation
+    # stay with their sentence (「……です。」), a decimal point or "e.g." is no end.
+    for sentence in split_sentences(segment):
+        if sentence.terminated:
+            cuts[start + sentence.end] = _SENTENCE
     cuts[end] = _SENTENCE
     units: list[_Unit] = []
     position = start
@@ -224,7 +224,7 @@ def _hard_split(text: str, start: int, end: int, strength: int, max_chars: int) 
     pieces: list[_Unit] = []
     position = start
     while True:
-        bounds = _strip(text, position, end)
+        bounds = trim_span(text, position, end)
         if bounds is None or bounds[1] - bounds[0] <= max_chars:
             pieces.append(_Unit(position, end, strength, starts_clean=position == start))
             return pieces
@@ -240,14 +240,6 @@ def _hard_split(text: str, start: int, end: int, strength: int, max_chars: int) 
         position = cut
 
 
-def _strip(text: str, start: int, end: int) -> tuple[int, int] | None:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return (start, end) if start < end else None
-
-
 def _stripped_len(text: str, start: int, end: int) -> int:
-    bounds = _strip(text, start, end)
+    bounds = trim_span(text, start, end)
     return 0 if bounds is None else bounds[1] - bounds[0]

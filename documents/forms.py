@@ -1,10 +1,10 @@
 """Forms of the owner pages: upload a document, replace its file.
 
-The forms check shape only (a file was sent, the groups exist). Whether the
-file can become a document (type, size, encoding, text layer, name collision)
-is ``documents.services.document_ingest``'s rule; its ``ValidationError`` is
-attached to the ``file`` field by the view, so the page, the API and the
-import command all refuse the same files with the same message.
+The forms check shape only (a file was sent, its name is usable, the groups
+exist). Whether the file can become a document (type, size, encoding, text
+layer, name collision) is ``documents.services.document_ingest``'s rule; its
+``ValidationError`` is attached to the ``file`` field by the view, so the page,
+the API and the import command all refuse the same files with the same message.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import UploadedFile
 from django.utils.translation import gettext_lazy as _
+
+from documents.filenames import clean_filename
 
 
 def read_upload(uploaded: UploadedFile) -> bytes:
@@ -29,11 +31,22 @@ def read_upload(uploaded: UploadedFile) -> bytes:
 
 
 class _FileField(forms.FileField):
-    """A file field that lets empty files through: the ingest service words that refusal."""
+    """A file field that lets empty files through (the ingest service words that refusal).
+
+    The file's name comes back as the ingest service will store it (NFC; see
+    ``documents.filenames``), and a name it would refuse (too long) is refused
+    here, before the upload is read.
+    """
 
     def __init__(self, **kwargs: object) -> None:
         kwargs.setdefault("label", _("ファイル"))
         super().__init__(allow_empty_file=True, **kwargs)  # type: ignore[arg-type]
+
+    def clean(self, data: object, initial: object = None) -> UploadedFile | None:
+        uploaded = super().clean(data, initial)
+        if uploaded:
+            uploaded.name = clean_filename(uploaded.name)
+        return uploaded
 
 
 class DocumentUploadForm(forms.Form):

@@ -9,8 +9,10 @@ from pathlib import Path
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 
+from documents.filenames import normalize_filename
 from documents.models import Document, DocumentVersion
 from documents.parsing import SUPPORTED_EXTENSIONS
+from documents.selectors import document_named
 from documents.services import document_ingest, versions_index
 
 
@@ -42,9 +44,9 @@ def import_file(
     Returns the new version (None when nothing new was stored). With
     ``index=False`` the caller indexes the new versions in one batch.
     """
-    filename = filename or path.name
+    filename = normalize_filename(filename or path.name)  # as stored: a Mac's NFD 「ガ.md」 is 「ガ.md」
     data = path.read_bytes()
-    existing = Document.objects.filter(filename__iexact=filename).first()
+    existing = document_named(filename)
     before = existing.versions.count() if existing else 0
     try:
         document = document_ingest(

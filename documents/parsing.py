@@ -6,11 +6,15 @@ or a scanned PDF is refused with a message the uploader can act on rather
 than indexed as garbage.
 
 ``ParsedDocument.text`` is the text users see and the text that chunk and
-citation offsets point into. It is never NFKC-normalised; ``normalize_for_index``
-produces the indexing form separately.
+citation offsets point into. It is never NFKC-normalised; the keyword index
+folds its own copy (``documents.segmentation``).
 
 Pure module: no Django imports, so it is usable from scripts and tests without
 settings. ``ParseError.user_message`` is Japanese text meant for the uploader.
+
+Compressed containers are checked before their parser opens them (see
+``documents.inflation``), and the extracted text is capped (``max_chars``), so a
+small upload can neither exhaust memory nor become tens of thousands of chunks.
 """
 
 from __future__ import annotations
@@ -22,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
+from documents.inflation import LimitExceededError, bounded_zip_copy, check_pdf_streams, check_xml_text, pdf_limits
 from documents.textnorm import (
     decode_text,
     html_visible_text,
-    normalize_for_index,
     normalize_newlines,
     single_line,
 )
@@ -40,7 +44,6 @@ __all__ = [
     "Heading",
     "ParseError",
     "ParsedDocument",
-    "normalize_for_index",
     "parse_file",
 ]
 
@@ -74,8 +77,10 @@ class ParseError(Exception):
     """A file that cannot become a document.
 
     ``code`` is one of: empty, unsupported_type, too_large, no_text_layer,
-    corrupt_pdf, corrupt_docx, undecodable. ``user_message`` says, in Japanese,
-    what is wrong and (where possible) what to do about it.
+    corrupt_pdf, corrupt_docx, undecodable. ``too_large`` covers the upload
+    itself, what it inflates to, and the text extracted from it.
+    ``user_message`` says, in Japanese, what is wrong and (where possible) what
+    to do about it.
     """
 
     def __init__(self, code: str, user_message: str) -> None:
@@ -91,6 +96,24 @@ def _empty() -> ParseError:
 def _unsupported(detail: str = "") -> ParseError:
     message = "対応していない形式です（.md .txt .html .pdf .docx）"
     return ParseError("unsupported_type", f"{detail}{message}" if detail else message)
+
+
+_SPLIT_ADVICE = "ファイルを分割してアップロードしてください"
+
+
+def _over_limit(exc: LimitExceededError) -> ParseError:
+    """The uploader's wording of a limit in ``documents.inflation`` (or the text caps here)."""
+    if exc.what == "bytes":
+        message = f"展開後のサイズが大きすぎるため、このファイルは受け付けられません（上限 {_format_mb(exc.limit)} MB）"
+    elif exc.what == "ratio":
+        message = f"圧縮率が異常に高いため、このファイルは受け付けられません（展開後のサイズは圧縮時の {exc.limit} 倍まで）"
+    elif exc.what == "members":
+        message = f"ファイル内の部品が多すぎるため、このファイルは受け付けられません（上限 {exc.limit:,} 個）"
+    elif exc.what == "pages":
+        message = f"ページ数が上限（{exc.limit:,} ページ）を超えています。{_SPLIT_ADVICE}"
+    else:
+        message = f"本文の文字数が上限（{exc.limit:,} 文字）を超えています。{_SPLIT_ADVICE}"
+    return ParseError("too_large", message)
 
 
 @dataclass
@@ -112,7 +135,9 @@ class ParsedDocument:
     encoding: str = ""
 
 
-def parse_file(filename: str, data: bytes, *, max_bytes: int | None = None) -> ParsedDocument:
+def parse_file(
+    filename: str, data: bytes, *, max_bytes: int | None = None, max_chars: int | None = None
+) -> ParsedDocument:
     """Parse an uploaded file; raise ``ParseError`` for anything that cannot be indexed.
 
     Checks, in order: size (``max_bytes``), extension, emptiness, then the
@@ -120,6 +145,11 @@ def parse_file(filename: str, data: bytes, *, max_bytes: int | None = None) -> P
     ``.docx`` must be a ZIP with ``word/document.xml``, a text file must not be
     binary). A file whose extracted text is only whitespace is ``empty``; a PDF
     without any extractable text is ``no_text_layer``.
+
+    A .docx or PDF that would inflate past the limits of ``documents.inflation``,
+    a PDF with more than ``MAX_PDF_PAGES`` pages, and text longer than
+    ``max_chars`` characters are ``too_large``. The .docx and PDF parsers stop as
+    soon as the text passes ``max_chars``, before doing the rest of their work.
     """
     if max_bytes is not None and len(data) > max_bytes:
         raise ParseError("too_large", f"ファイルサイズが上限（{_format_mb(max_bytes)} MB）を超えています")
@@ -131,13 +161,15 @@ def parse_file(filename: str, data: bytes, *, max_bytes: int | None = None) -> P
         raise _empty()
 
     if kind == "pdf":
-        doc = _parse_pdf(data)
+        doc = _parse_pdf(data, max_chars=max_chars)
     elif kind == "docx":
-        doc = _parse_docx(data)
+        doc = _parse_docx(data, max_chars=max_chars)
     else:
         doc = _parse_text_kind(kind, data)
     if not doc.text.strip():
         raise ParseError("no_text_layer", _NO_TEXT_LAYER) if kind == "pdf" else _empty()
+    if max_chars is not None and len(doc.text) > max_chars:
+        raise _over_limit(LimitExceededError("chars", max_chars))
     return doc
 
 
@@ -263,10 +295,16 @@ _NO_TEXT_LAYER = "PDFに文字情報がありません（スキャン画像のPD
 _CORRUPT_PDF = "PDFファイルが壊れているため読み込めません"
 # Characters pypdf can emit that are never text: NUL and the other C0 controls except tab/newline.
 _PDF_JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Each page costs a text extraction however little it holds; 2,000 pages is a long manual.
+MAX_PDF_PAGES = 2000
 
 
-def _parse_pdf(data: bytes) -> ParsedDocument:
-    """Page texts joined by a blank line; one level-1 heading 「p. N」 per page that has text."""
+def _parse_pdf(data: bytes, *, max_chars: int | None) -> ParsedDocument:
+    """Page texts joined by a blank line; one level-1 heading 「p. N」 per page that has text.
+
+    Before any page is extracted: the page count and what the streams inflate
+    to (``check_pdf_streams``); pypdf's own limits are tightened for the whole parse.
+    """
     if data.find(b"%PDF-", 0, 1024) < 0:
         other = _sniff_binary(data)
         if other is not None:
@@ -275,28 +313,35 @@ def _parse_pdf(data: bytes) -> ParsedDocument:
 
     from pypdf import PdfReader
 
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise ParseError("corrupt_pdf", "パスワードで保護されたPDFは読み込めません")
-        page_texts = [page.extract_text() or "" for page in reader.pages]
-    except ParseError:
-        raise
-    except Exception as exc:  # pypdf raises many kinds (PdfReadError, KeyError, ValueError...) on damage
-        raise ParseError("corrupt_pdf", _CORRUPT_PDF) from exc
-
     parts: list[str] = []
     headings: list[Heading] = []
     offset = 0
-    for number, raw in enumerate(page_texts, start=1):
-        page = _PDF_JUNK.sub("", normalize_newlines(raw)).strip()
-        if not page:
-            continue
-        if parts:
-            offset += 2
-        headings.append(Heading(level=1, title=f"p. {number}", start=offset))
-        parts.append(page)
-        offset += len(page)
+    try:
+        with pdf_limits():
+            reader = PdfReader(io.BytesIO(data))
+            if reader.is_encrypted and not reader.decrypt(""):
+                raise ParseError("corrupt_pdf", "パスワードで保護されたPDFは読み込めません")
+            if len(reader.pages) > MAX_PDF_PAGES:
+                raise LimitExceededError("pages", MAX_PDF_PAGES)
+            check_pdf_streams(reader)
+            for number, pdf_page in enumerate(reader.pages, start=1):
+                page = _PDF_JUNK.sub("", normalize_newlines(pdf_page.extract_text() or "")).strip()
+                if not page:
+                    continue
+                if parts:
+                    offset += 2
+                headings.append(Heading(level=1, title=f"p. {number}", start=offset))
+                parts.append(page)
+                offset += len(page)
+                if max_chars is not None and offset > max_chars:
+                    raise LimitExceededError("chars", max_chars)
+    except ParseError:
+        raise
+    except LimitExceededError as exc:
+        raise _over_limit(exc) from exc
+    except Exception as exc:  # pypdf raises many kinds (PdfReadError, KeyError, ValueError...) on damage
+        raise ParseError("corrupt_pdf", _CORRUPT_PDF) from exc
+
     text = "\n\n".join(parts)
     if not text.strip():
         raise ParseError("no_text_layer", _NO_TEXT_LAYER)
@@ -306,18 +351,20 @@ def _parse_pdf(data: bytes) -> ParsedDocument:
 # --- DOCX ------------------------------------------------------------------------------------
 
 _CORRUPT_DOCX = "Wordファイルが壊れているため読み込めません"
-# Uncompressed size of word/document.xml we are willing to parse.
-MAX_DOCX_BODY_BYTES = 200 * 1024 * 1024
+_DOCX_BODY = "word/document.xml"
 _HEADING_STYLE = re.compile(r"^(?:heading|見出し)\s*([1-9])$", re.IGNORECASE)
 _W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 
 
-def _parse_docx(data: bytes) -> ParsedDocument:
+def _parse_docx(data: bytes, *, max_chars: int | None) -> ParsedDocument:
     """Paragraphs and table rows in body order, one per line; headings from heading/Title styles.
 
     Table rows become one line with cells joined by " | " (merged cells once).
     Runs of empty paragraphs collapse to one blank line. Headers, footers,
     text boxes and content controls are not extracted.
+
+    python-docx only ever sees ``bounded_zip_copy(data)``, and only once the
+    body's text (counted as a stream) is within ``max_chars``.
     """
     if not data.startswith(b"PK\x03\x04"):
         if data.startswith(b"\xd0\xcf\x11\xe0"):
@@ -326,20 +373,22 @@ def _parse_docx(data: bytes) -> ParsedDocument:
         if other is not None:
             raise _unsupported(f"拡張子は .docx ですが中身は {other} 形式です。")
         raise ParseError("corrupt_docx", _CORRUPT_DOCX)
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            body = archive.getinfo("word/document.xml")
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
-        raise ParseError("corrupt_docx", _CORRUPT_DOCX) from exc
-    if body.file_size > MAX_DOCX_BODY_BYTES:
-        # A small upload can expand enormously (a "zip bomb"); refuse before inflating it.
-        raise ParseError("too_large", "Wordファイルの本文が大きすぎるため読み込めません")
 
     import docx
     from docx.table import Table
 
     try:
-        document = docx.Document(io.BytesIO(data))
+        package = bounded_zip_copy(data)
+        with zipfile.ZipFile(io.BytesIO(package)) as archive, archive.open(_DOCX_BODY) as body:
+            if max_chars is not None:
+                check_xml_text(body, tag=f"{{{_W_NS}}}t", max_chars=max_chars)
+    except LimitExceededError as exc:
+        raise _over_limit(exc) from exc
+    except Exception as exc:  # zipfile, zlib and lxml raise assorted errors on damage (and on encrypted members)
+        raise ParseError("corrupt_docx", _CORRUPT_DOCX) from exc
+
+    try:
+        document = docx.Document(io.BytesIO(package))
         blocks = list(document.iter_inner_content())
         lines: list[tuple[str, int | None]] = []
         for block in blocks:

@@ -4,7 +4,9 @@ Measured here on 1,000 JSQuAD validation questions (seed 13), BM25 alone:
 character uni+bigrams hit@1 0.914 / hit@5 0.961, Janome words 0.894 / 0.962,
 Janome words + bigrams 0.911 / 0.959; segmenting the corpus and queries took
 8 s vs 30 s with Janome. On the demo golden set bigrams win too (paraphrased
-half hit@3 0.739 vs 0.696). Bigrams it is: no analyser dictionary to ship. Text is NFKC-normalised and lower-cased; runs of CJK
+half hit@3 0.739 vs 0.696). Bigrams it is: no analyser dictionary to ship.
+
+Text is folded (``ragportal.text.fold``: NFKC, lower case); runs of CJK
 characters give bigrams plus kanji unigrams (kana unigrams are mostly particles
 and only add noise); Latin/digit runs are kept whole as words.
 """
@@ -12,21 +14,18 @@ and only add noise); Latin/digit runs are kept whole as words.
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from ragportal.text import fold
 
 # Letters, digits and the CJK ranges that make up "word" characters.
 _RUN = re.compile(r"[0-9a-z]+|[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u30fc々〆ヵヶ]+")
 _KANJI = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々]")
 
 
-def normalize(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).lower()
-
-
 def tokens(text: str) -> list[str]:
     """Tokens of ``text`` in order (with repeats), as indexed and searched."""
     out: list[str] = []
-    for match in _RUN.finditer(normalize(text)):
+    for match in _RUN.finditer(fold(text)):
         run = match.group()
         if run[0].isascii():
             out.append(run)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
+from documents.filenames import normalize_filename
 from documents.models import Document
 from documents.roles import is_owner
 
@@ -45,3 +46,11 @@ def get_document_for_manager(user, pk: int) -> Document:  # noqa: ANN001
         return manageable_documents(user).get(pk=pk)
     except Document.DoesNotExist:
         raise Http404("No such document") from None
+
+
+def document_named(filename: str) -> Document | None:
+    """The document stored under ``filename``, compared as uniqueness is: NFC, case-insensitively.
+
+    Not scoped to a user: a file name names one document across the portal (citations use it).
+    """
+    return Document.objects.filter(filename__iexact=normalize_filename(filename)).first()

@@ -16,6 +16,7 @@ from drf_spectacular.utils import extend_schema_field
 from django.db.models import Count
 from rest_framework import serializers
 
+from documents.filenames import clean_filename
 from documents.models import Document, DocumentVersion
 
 # --- inputs -----------------------------------------------------------------
@@ -46,9 +47,15 @@ class GroupReferenceField(serializers.Field):
 
 
 class _UploadFileField(serializers.FileField):
-    # Empty files pass here: the ingest service refuses them with its own message.
+    """Empty files pass (the ingest service words that refusal); the name is cleaned as the form does."""
+
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(allow_empty_file=True, use_url=False, **kwargs)
+
+    def to_internal_value(self, data: Any) -> Any:
+        uploaded = super().to_internal_value(data)
+        uploaded.name = clean_filename(uploaded.name)  # a Django ValidationError: DRF reports it under "file"
+        return uploaded
 
 
 class DocumentUploadInputSerializer(serializers.Serializer):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Iterable
-from pathlib import PurePath
 
 from django.conf import settings
 from django.contrib.auth.models import Group
@@ -22,10 +21,12 @@ from django.utils.translation import gettext as _
 
 from documents.chunking import chunk_document
 from documents.embeddings import EMBEDDING_MODEL_NAME
+from documents.filenames import clean_filename
 from documents.indexing import IndexItem, index_items, remove_versions
 from documents.keyword_index import live_keyword_index
 from documents.models import Chunk, Document, DocumentVersion
 from documents.parsing import ParseError, parse_file
+from documents.selectors import document_named
 from documents.vectorstore import DenseIndex, live_collection
 
 log = logging.getLogger(__name__)
@@ -35,16 +36,14 @@ def _dense() -> DenseIndex:
     return DenseIndex(live_collection())
 
 
-def _clean_filename(filename: str) -> str:
-    name = PurePath(filename.replace("\\", "/")).name.strip()
-    if not name or name in {".", ".."}:
-        raise ValidationError(_("ファイル名が正しくありません。"), code="bad_filename")
-    return name[:255]
-
-
 def _parse(filename: str, data: bytes):  # noqa: ANN202
     try:
-        return parse_file(filename, data, max_bytes=settings.RAG_MAX_UPLOAD_MB * 1024 * 1024)
+        return parse_file(
+            filename,
+            data,
+            max_bytes=settings.RAG_MAX_UPLOAD_MB * 1024 * 1024,
+            max_chars=settings.RAG_MAX_EXTRACTED_CHARS,
+        )
     except ParseError as exc:
         raise ValidationError(exc.user_message, code=exc.code) from exc
 
@@ -66,11 +65,14 @@ def document_ingest(
 
     Raises ``ValidationError`` with a message for the uploader on bad input
     (empty, unsupported, too large, no text layer, corrupt, undecodable, a file
-    name another document already uses); nothing is stored then. A file
-    byte-identical to the latest version creates no new version. Indexing runs
-    through the tasks API; with the immediate backend it has finished on return.
+    name too long or another document already uses); nothing is stored then,
+    not even a directory. The name is stored and compared as
+    ``documents.filenames.clean_filename`` makes it (NFC), so the NFC and NFD
+    spellings of one name are one document. A file byte-identical to the
+    latest version creates no new version. Indexing runs through the tasks
+    API; with the immediate backend it has finished on return.
     """
-    filename = _clean_filename(filename)
+    filename = clean_filename(filename)
     parsed = _parse(filename, data)
     sha256 = hashlib.sha256(data).hexdigest()
 
@@ -81,7 +83,7 @@ def document_ingest(
                 % {"name": filename},
                 code="duplicate_filename",
             )
-            if Document.objects.filter(filename__iexact=filename).exists():
+            if document_named(filename) is not None:
                 raise duplicate
             try:
                 with transaction.atomic():  # two uploads of one name at once: the second gets the message
@@ -187,7 +189,7 @@ def versions_index(*, versions: list[DocumentVersion]) -> None:
     ready = [v for v in versions if items[v.pk]]
     try:
         index_items([item for v in ready for item in items[v.pk]], dense=dense, keyword=keyword)
-    except Exception as exc:  # any failure: the live versions must keep answering
+    except Exception as exc:  # noqa: BLE001 - any failure: the live versions must keep answering
         if len(ready) == 1:
             _index_failed(ready[0], exc, dense=dense, keyword=keyword)
         else:
@@ -208,7 +210,7 @@ def _index_failed(version: DocumentVersion, exc: Exception, *, dense: DenseIndex
     if _live_version_id(version.document_id) != version.pk:
         try:
             remove_versions([version.pk], dense=dense, keyword=keyword)
-        except Exception:  # noqa: BLE001 - best effort; entries are filtered out by version anyway
+        except Exception:  # best effort; entries are filtered out by version anyway
             log.exception("cleanup after indexing %s failed", version)
     message = _("索引の作成に失敗しました: %(reason)s") % {"reason": str(exc) or exc.__class__.__name__}
     DocumentVersion.objects.filter(pk=version.pk).update(error=message)

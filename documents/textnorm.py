@@ -1,6 +1,6 @@
-"""Getting clean text out of raw input: decoding, HTML, normalising. No Django.
+"""Getting clean text out of raw input: decoding, HTML, newlines and whitespace. No Django.
 
-Three concerns live here because parsing needs them and they are text-only:
+Two concerns live here because parsing needs them and they are text-only:
 
 * ``decode_text`` turns the bytes of a text file into ``str``. Japanese files
   in the wild come as UTF-8 (with or without BOM), CP932 (Windows "Shift_JIS")
@@ -8,9 +8,6 @@ Three concerns live here because parsing needs them and they are text-only:
   cannot be told apart by validity alone (EUC-JP bytes are often valid CP932),
   so when both decode we score how Japanese each result looks and use
   charset-normalizer only when the scores are too close to call.
-* ``normalize_for_index`` is the NFKC form used for *indexing only*. It can
-  change the length of the text (``ｶﾞ`` → ``ガ``, ``㈱`` → ``(株)``), so it is
-  never applied to the text whose offsets chunks and citations use.
 * ``html_visible_text`` extracts what a browser would show, with the offsets
   of the h1–h6 headings in that text.
 """
@@ -19,7 +16,6 @@ from __future__ import annotations
 
 import codecs
 import re
-import unicodedata
 
 # Codecs tried for legacy Japanese text, in order. CP932 is a superset of
 # Shift_JIS that also has the NEC/IBM extensions (①, Ⅲ, ㈱) Windows users type.
@@ -152,16 +148,6 @@ _WS_RUN = re.compile(r"\s+")
 def single_line(text: str) -> str:
     """Collapse all whitespace (including newlines and U+3000) into single spaces; strip."""
     return _WS_RUN.sub(" ", text).strip()
-
-
-def normalize_for_index(text: str) -> str:
-    """NFKC, then lower case: the form the keyword index and query matching use.
-
-    Full-width Latin and digits become ASCII, half-width katakana become
-    full-width, ``Ｐｄｆ`` and ``pdf`` match. Not length-preserving: never use the
-    result for offsets or display.
-    """
-    return unicodedata.normalize("NFKC", text).lower()
 
 
 # --- visible text of HTML ------------------------------------------------------------------

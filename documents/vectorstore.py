@@ -103,6 +103,19 @@ class DenseIndex:
         got = self.collection.get(ids=[str(i) for i in chunk_ids], include=["metadatas"])
         return {int(i): int(m["document_id"]) for i, m in zip(got["ids"], got["metadatas"], strict=True) if m}
 
+    def similarities(self, chunk_ids: Sequence[int], query_embedding: np.ndarray) -> dict[int, float]:
+        """Chunk id → cosine similarity to ``query_embedding`` (absent ids are left out).
+
+        For candidates that the dense search did not return (keyword-only hits).
+        """
+        if not chunk_ids:
+            return {}
+        got = self.collection.get(ids=[str(i) for i in chunk_ids], include=["embeddings"])
+        return {
+            int(i): float(np.asarray(e, dtype=np.float32) @ query_embedding)
+            for i, e in zip(got["ids"], got["embeddings"], strict=True)
+        }
+
     def search(self, query_embedding: np.ndarray, *, n: int, where: dict[str, Any] | None = None) -> list[DenseHit]:
         count = self.collection.count()
         if count == 0 or n <= 0:

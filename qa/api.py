@@ -23,7 +23,6 @@ from rest_framework import generics, status
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import LimitOffsetPagination
-from rest_framework.parsers import JSONParser
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -47,6 +46,7 @@ from qa.serializers import (
     SearchOutputSerializer,
 )
 from qa.throttles import AskRateThrottle
+from ragportal.parsers import JSONParser
 
 # Token first: its authenticate_header() turns "not signed in" into 401, not 403.
 AUTHENTICATION = [TokenAuthentication, SessionAuthentication]
@@ -64,6 +64,25 @@ def _field_errors(exc: DjangoValidationError) -> ValidationError:
     return ValidationError({"non_field_errors": exc.messages})
 
 
+def query_int(request: Request, name: str) -> int | None:
+    """The query parameter ``name`` as a non-negative integer (``None`` when absent or empty), else a 400.
+
+    Capped at what the database's id column holds: a larger number would reach
+    the driver and fail there (SQLite: ``OverflowError``, a 500), not match nothing.
+    """
+    raw = request.query_params.get(name)
+    if not raw:
+        return None
+    if not (raw.isascii() and raw.isdigit()):
+        raise ValidationError({name: [_("0以上の整数を指定してください。")]})
+    largest = connection.ops.integer_field_range("BigAutoField")[1]
+    digits = raw.lstrip("0") or "0"
+    # Length first: int() refuses (ValueError) strings of more than 4300 digits.
+    if len(digits) > len(str(largest)) or int(digits) > largest:
+        raise ValidationError({name: [_("%(max)d 以下の整数を指定してください。") % {"max": largest}]})
+    return int(digits)
+
+
 class Pagination(LimitOffsetPagination):
     """limit/offset paging; unlike DRF's default, a malformed value is a 400, not silently ignored."""
 
@@ -71,9 +90,7 @@ class Pagination(LimitOffsetPagination):
     max_limit = 100
 
     def _strict(self, request: Request, name: str) -> None:
-        raw = request.query_params.get(name)
-        if raw is not None and not (raw.isascii() and raw.isdigit()):
-            raise ValidationError({name: [_("0以上の整数を指定してください。")]})
+        query_int(request, name)
 
     def get_limit(self, request: Request) -> int | None:
         self._strict(request, self.limit_query_param)
@@ -286,11 +303,9 @@ class AnswerListAPI(generics.ListAPIView):
 
     def get_queryset(self) -> QuerySet[Answer]:
         answers = selectors.answers_for_user(self.request.user).prefetch_related("citations").order_by("-created_at", "-pk")
-        conversation = self.request.query_params.get("conversation")
-        if conversation:
-            if not (conversation.isascii() and conversation.isdigit()):
-                raise ValidationError({"conversation": [_("整数を指定してください。")]})
-            answers = answers.filter(conversation_id=int(conversation))
+        conversation = query_int(self.request, "conversation")
+        if conversation is not None:
+            answers = answers.filter(conversation_id=conversation)
         return answers
 
     @extend_schema(

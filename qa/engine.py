@@ -8,10 +8,10 @@ index. Modes ``dense`` and ``keyword`` run one half alone, for measurement.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Literal
-
-import numpy as np
+from typing import Any, Literal
 
 from documents.embeddings import embed_queries
 from documents.keyword_index import KeywordIndex
@@ -25,18 +25,37 @@ Mode = Literal["hybrid", "dense", "keyword"]
 ENGINE_STAGES = ("dense", "keyword", "fusion", "rerank")
 
 
-@dataclass
+@dataclass(frozen=True)
 class EngineConfig:
-    candidates: int = 50
-    fusion: Literal["score", "rrf"] = "score"
-    dense_weight: float = 0.7
-    dense_weight_keyword_led: float = 0.4
-    keyword_lead_ratio: float = 1.2
-    rrf_k: int = 60
+    """How the engine ranks. Built by :meth:`from_settings`, the one place its defaults come from."""
+
+    candidates: int
+    fusion: Literal["score", "rrf"]
+    dense_weight: float
+    dense_weight_keyword_led: float
+    keyword_lead_ratio: float
+    rrf_k: int
     # Lexical re-ranking of sibling chunks among the top fused candidates
     # (qa.rerank); weight 0 turns it off.
-    rerank_weight: float = 0.1
-    rerank_depth: int = 20
+    rerank_weight: float
+    rerank_depth: int
+
+    @classmethod
+    def from_settings(cls, **overrides: Any) -> EngineConfig:
+        """The ``RAG_*`` settings (see ragportal/settings.py), with ``overrides`` by field name."""
+        from django.conf import settings
+
+        values = {
+            "candidates": settings.RAG_CANDIDATES,
+            "fusion": settings.RAG_FUSION,
+            "dense_weight": settings.RAG_DENSE_WEIGHT,
+            "dense_weight_keyword_led": settings.RAG_DENSE_WEIGHT_KEYWORD_LED,
+            "keyword_lead_ratio": settings.RAG_KEYWORD_LEAD_RATIO,
+            "rrf_k": settings.RAG_RRF_K,
+            "rerank_weight": settings.RAG_RERANK_WEIGHT,
+            "rerank_depth": settings.RAG_RERANK_DEPTH,
+        }
+        return cls(**{**values, **overrides})
 
 
 @dataclass
@@ -45,89 +64,82 @@ class EngineResult:
     timings: dict[str, float] = field(default_factory=dict)
 
 
+@contextmanager
+def _timed(timings: dict[str, float], stage: str) -> Iterator[None]:
+    """Record the milliseconds spent in the block under ``stage``."""
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[stage] = (time.perf_counter() - started) * 1000
+
+
 class HybridEngine:
     def __init__(self, dense: DenseIndex, keyword: KeywordIndex, config: EngineConfig | None = None) -> None:
         self.dense = dense
         self.keyword = keyword
-        self.config = config or EngineConfig()
+        self.config = config or EngineConfig.from_settings()
 
-    def search(
-        self,
-        *,
-        question: str,
-        expanded_query: str,
-        version_ids: list[int] | None = None,
-        mode: Mode = "hybrid",
-    ) -> EngineResult:
-        """Fused candidates, best first, each with its dense similarity to the question.
+    def search(self, *, query: str, version_ids: list[int] | None = None, mode: Mode = "hybrid") -> EngineResult:
+        """Fused candidates for ``query`` (the expanded query), best first, each with its dense similarity.
 
-        The dense half embeds the expanded query; the keyword half searches it too.
-        ``version_ids`` None searches everything; an empty list finds nothing.
+        Both halves search ``query``. ``version_ids`` None searches everything;
+        an empty list finds nothing. Modes ``dense`` and ``keyword`` rank by one half alone.
         """
-        cfg = self.config
         timings: dict[str, float] = {}
         if version_ids is not None and not version_ids:
             return EngineResult([], timings)
+        with _timed(timings, "dense"):
+            query_vector = embed_queries([query])[0]
+            dense_hits = [] if mode == "keyword" else self._dense_hits(query_vector, version_ids)
+        with _timed(timings, "keyword"):
+            keyword_hits = [] if mode == "dense" else self._keyword_hits(query, version_ids)
+        with _timed(timings, "fusion"):
+            fused = self._fuse(dense_hits, keyword_hits, mode)
+            # Keyword-only candidates get their dense similarity too (scores and the relevance floor use it).
+            missing = [c for c in fused if c.similarity is None]
+            similarities = self.dense.similarities([c.chunk_id for c in missing], query_vector)
+            for c in missing:
+                c.similarity = similarities.get(c.chunk_id, 0.0)
+        with _timed(timings, "rerank"):
+            if mode == "hybrid" and self.config.rerank_weight > 0:
+                fused = self._rerank(fused, query)
+        return EngineResult(fused, timings)
+
+    def _dense_hits(self, query_vector: Any, version_ids: list[int] | None) -> list[tuple[int, float]]:
         where = None
         if version_ids is not None:
             where = {"version_id": {"$in": list(version_ids)}} if len(version_ids) > 1 else {"version_id": version_ids[0]}
+        hits = self.dense.search(query_vector, n=self.config.candidates, where=where)
+        return [(h.chunk_id, h.similarity) for h in hits]
 
-        t0 = time.perf_counter()
-        query_vector = embed_queries([expanded_query])[0]
-        dense_hits = []
-        if mode != "keyword":
-            dense_hits = [(h.chunk_id, h.similarity) for h in self.dense.search(query_vector, n=cfg.candidates, where=where)]
-        timings["dense"] = (time.perf_counter() - t0) * 1000
+    def _keyword_hits(self, query: str, version_ids: list[int] | None) -> list[tuple[int, float]]:
+        hits = self.keyword.search(query, n=self.config.candidates, version_ids=version_ids)
+        return [(h.chunk_id, h.bm25) for h in hits]
 
-        t0 = time.perf_counter()
-        keyword_hits = []
-        if mode != "dense":
-            keyword_hits = [
-                (h.chunk_id, h.bm25) for h in self.keyword.search(expanded_query, n=cfg.candidates, version_ids=version_ids)
-            ]
-        timings["keyword"] = (time.perf_counter() - t0) * 1000
-
-        t0 = time.perf_counter()
+    def _fuse(
+        self, dense_hits: list[tuple[int, float]], keyword_hits: list[tuple[int, float]], mode: Mode
+    ) -> list[Candidate]:
+        cfg = self.config
         if mode != "hybrid":
             # One half alone: its own ranking (the other list is empty).
-            fused = weighted_rrf(dense_hits, keyword_hits, k=cfg.rrf_k)
-        elif cfg.fusion == "rrf":
-            fused = weighted_rrf(
+            return weighted_rrf(dense_hits, keyword_hits, k=cfg.rrf_k)
+        if cfg.fusion == "rrf":
+            return weighted_rrf(
                 dense_hits, keyword_hits, dense_weight=cfg.dense_weight, keyword_weight=1 - cfg.dense_weight, k=cfg.rrf_k
             )
-        else:
-            fused = score_fusion(
-                dense_hits,
-                keyword_hits,
-                dense_weight=cfg.dense_weight,
-                dense_weight_keyword_led=cfg.dense_weight_keyword_led,
-                lead_ratio=cfg.keyword_lead_ratio,
-            )
-        self._fill_similarity(fused, query_vector)
-        timings["fusion"] = (time.perf_counter() - t0) * 1000
+        return score_fusion(
+            dense_hits,
+            keyword_hits,
+            dense_weight=cfg.dense_weight,
+            dense_weight_keyword_led=cfg.dense_weight_keyword_led,
+            lead_ratio=cfg.keyword_lead_ratio,
+        )
 
-        t0 = time.perf_counter()
-        if mode == "hybrid" and cfg.rerank_weight > 0:
-            head = [c.chunk_id for c in fused[: cfg.rerank_depth]]
-            bodies = {cid: body.split() for cid, body in self.keyword.bodies(head).items()}
-            fused = rerank(
-                fused,
-                tokens(expanded_query),
-                bodies,
-                self.dense.documents_of(head),
-                depth=cfg.rerank_depth,
-                weight=cfg.rerank_weight,
-            )
-        timings["rerank"] = (time.perf_counter() - t0) * 1000
-        return EngineResult(fused, timings)
-
-    def _fill_similarity(self, candidates: list[Candidate], query_vector: np.ndarray) -> None:
-        """Keyword-only candidates get their dense similarity too (scores and the relevance floor use it)."""
-        missing = [c for c in candidates if c.similarity is None]
-        if not missing:
-            return
-        got = self.dense.collection.get(ids=[str(c.chunk_id) for c in missing], include=["embeddings"])
-        vectors = {int(i): np.asarray(e, dtype=np.float32) for i, e in zip(got["ids"], got["embeddings"], strict=True)}
-        for c in missing:
-            vector = vectors.get(c.chunk_id)
-            c.similarity = float(vector @ query_vector) if vector is not None else 0.0
+    def _rerank(self, fused: list[Candidate], query: str) -> list[Candidate]:
+        depth = self.config.rerank_depth
+        head = [c.chunk_id for c in fused[:depth]]
+        bodies = {cid: body.split() for cid, body in self.keyword.bodies(head).items()}
+        return rerank(
+            fused, tokens(query), bodies, self.dense.documents_of(head), depth=depth, weight=self.config.rerank_weight
+        )

@@ -12,7 +12,6 @@ import sqlite3
 import sys
 import tempfile
 import time
-import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from qa.engine import ENGINE_STAGES, EngineConfig, HybridEngine, Mode
 from qa.expansion import expand
 from qa.retrieval import apply_floor_and_diversity
 from qa.types import RetrievedChunk
+from ragportal.text import fold
 
 
 @dataclass
@@ -132,7 +132,8 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def _norm(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).replace(" ", "").lower()
+    """The folded text without spaces, so that a gold answer "10 日" is found in "１０日"."""
+    return fold(text).replace(" ", "")
 
 
 def evaluate(
@@ -160,7 +161,7 @@ def evaluate(
             keyword=index.keyword,
             progress=progress_printer("indexing") if progress else None,
         )
-        engine = HybridEngine(index.dense, index.keyword, config or EngineConfig())
+        engine = HybridEngine(index.dense, index.keyword, config or EngineConfig.from_settings())
         report: dict = {
             "n": len(queries),
             "corpus": {"documents": len(corpus.doc_numbers), "chunks": len(corpus.items)},
@@ -213,7 +214,7 @@ def _run_mode(
         t0 = time.perf_counter()
         expansion = expand(q["question"], rules=rules)
         stage["expansion"].append((time.perf_counter() - t0) * 1000)
-        result = engine.search(question=q["question"], expanded_query=expansion.expanded_query, mode=mode)
+        result = engine.search(query=expansion.expanded_query, mode=mode)
         for name in ENGINE_STAGES:
             stage[name].append(result.timings.get(name, 0.0))
         latencies.append((time.perf_counter() - t0) * 1000)

@@ -9,9 +9,10 @@ as the reference project does, so expansion can never fail a question.
 from __future__ import annotations
 
 import logging
-import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+
+from ragportal.text import fold
 
 log = logging.getLogger(__name__)
 
@@ -23,18 +24,14 @@ class Expansion:
     added_keywords: list[str] = field(default_factory=list)
 
 
-def _norm(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).lower()
-
-
 def expand_with_dictionary(query: str, rules: Iterable[tuple[str, list[str]]]) -> Expansion:
     """Add the expansions of each dictionary term that occurs in ``query`` (each keyword once)."""
-    normalized = _norm(query)
+    normalized = fold(query)
     added: list[str] = []
     for term, expansions in rules:
-        if term and _norm(term) in normalized:
+        if term and fold(term) in normalized:
             for word in expansions:
-                if _norm(word) not in normalized and word not in added:
+                if fold(word) not in normalized and word not in added:
                     added.append(word)
     expanded = f"{query} {' '.join(added)}" if added else query
     return Expansion(query=query, expanded_query=expanded, added_keywords=added)
@@ -52,11 +49,11 @@ def expand(
         return result
     try:
         keywords = [k.strip() for k in llm(query) if k and k.strip()]
-    except Exception:  # noqa: BLE001 - any provider failure falls back to the original query
+    except Exception:
         log.warning("LLM query expansion failed; using the dictionary expansion", exc_info=True)
         return result
-    normalized = _norm(result.expanded_query)
-    extra = [k for k in keywords[:8] if _norm(k) not in normalized]
+    normalized = fold(result.expanded_query)
+    extra = [k for k in keywords[:8] if fold(k) not in normalized]
     if not extra:
         return result
     added = result.added_keywords + extra

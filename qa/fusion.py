@@ -1,4 +1,4 @@
-"""Fusing dense and keyword rankings (weighted reciprocal-rank fusion)."""
+"""Fusing dense and keyword rankings: min-max score fusion (the default) and weighted reciprocal-rank fusion."""
 
 from __future__ import annotations
 

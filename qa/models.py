@@ -6,12 +6,11 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from verification.verdict import FLAG_NAMES as VERDICT_FLAGS
+from verification.flags import FLAG_NAMES
 
-# Verification flags stored as indexed boolean columns (flag_<name>) so the
-# review queue can filter on them; the full verdict is kept in Answer.verification.
-# The verifier's flags, plus one the answer service sets when the provider fails.
-FLAG_NAMES = (*VERDICT_FLAGS, "provider_error")
+# Flags are stored as indexed boolean columns (flag_<name>, one per entry of the
+# registry in verification.flags) so the review queue can filter on them; the
+# full verdict is kept in Answer.verification.
 
 
 class SynonymEntry(models.Model):
@@ -125,7 +124,9 @@ class Answer(models.Model):
         verbose_name_plural = _("回答")
 
     def __str__(self) -> str:
-        return self.question[:40]
+        # Not the question: this text reaches breadcrumbs, admin messages and the
+        # change log, which do not know who may read the answer (verification.access).
+        return _("回答 #%(pk)s") % {"pk": self.pk}
 
     @property
     def flags(self) -> list[str]:
@@ -157,6 +158,31 @@ class Citation(models.Model):
 
     def __str__(self) -> str:
         return f"[{self.n}] {self.filename}"
+
+
+class AnswerSource(models.Model):
+    """A document the answer was built from: every document retrieved for it (the provider saw them all).
+
+    Reviewers may read an answer only when they may read each of its sources
+    (``verification.access``). The row outlives its document: ``document`` becomes
+    null on deletion and ``restricted`` keeps whether the document was limited to
+    groups at answer time, so deleting a restricted document never opens its text.
+    """
+
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="sources")
+    document = models.ForeignKey(
+        "documents.Document", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    filename = models.CharField(max_length=255)
+    restricted = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["answer", "filename"], name="one_source_per_file")]
+        verbose_name = _("回答の根拠文書")
+        verbose_name_plural = _("回答の根拠文書")
+
+    def __str__(self) -> str:
+        return self.filename
 
 
 class Feedback(models.Model):

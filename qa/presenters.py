@@ -31,6 +31,7 @@ from django.utils.translation import gettext_lazy as _
 from markdown_it import MarkdownIt
 
 from qa.models import Answer, Citation
+from verification.flags import FLAGS
 
 API_VERSION = "ragportal-1"
 
@@ -67,16 +68,7 @@ CONFIDENCE_LABELS = {
 }
 
 # Shown when the verifier flagged something but stored no warning text for it.
-FLAG_LABELS = {
-    "no_citation": _("回答に出典が含まれていません"),
-    "weak_citation": _("出典の表記が不完全です"),
-    "fabricated_source": _("回答に検索結果にない出典が含まれています"),
-    "fabricated_quote": _("引用が文書中に見つかりません"),
-    "low_grounding": _("根拠のある部分が少ない回答です"),
-    "unsupported_claim": _("根拠が確認できない文があります"),
-    "low_retrieval": _("関連する文書との一致度が低い回答です"),
-    "provider_error": _("回答の生成中にエラーが発生しました"),
-}
+FLAG_LABELS = {flag.name: _(flag.user_label) for flag in FLAGS if flag.user_label}
 
 
 # --------------------------------------------------------------------------

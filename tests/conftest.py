@@ -43,32 +43,32 @@ def _user(username: str, *groups: str, **extra: object) -> User:
 
 
 @pytest.fixture
-def employee(db) -> User:  # noqa: ANN001
+def employee(db) -> User:
     return _user("employee")
 
 
 @pytest.fixture
-def outsider(db) -> User:  # noqa: ANN001
+def outsider(db) -> User:
     return _user("outsider")
 
 
 @pytest.fixture
-def owner(db) -> User:  # noqa: ANN001
+def owner(db) -> User:
     return _user("owner", OWNERS_GROUP)
 
 
 @pytest.fixture
-def other_owner(db) -> User:  # noqa: ANN001
+def other_owner(db) -> User:
     return _user("other_owner", OWNERS_GROUP)
 
 
 @pytest.fixture
-def reviewer(db) -> User:  # noqa: ANN001
+def reviewer(db) -> User:
     return _user("reviewer", REVIEWERS_GROUP, is_staff=True)
 
 
 @pytest.fixture
-def admin_user(db) -> User:  # noqa: ANN001
+def admin_user(db) -> User:
     return User.objects.create_superuser("admin", "admin@example.com", PASSWORD)
 
 
@@ -100,6 +100,6 @@ def api() -> APIClient:
     return APIClient()
 
 
-def as_user(api: APIClient, user) -> APIClient:  # noqa: ANN001
+def as_user(api: APIClient, user) -> APIClient:
     api.force_authenticate(user)
     return api

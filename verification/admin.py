@@ -23,7 +23,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
-from django.utils.text import Truncator
+from django.utils.text import Truncator, smart_split, unescape_string_literal
 from django.utils.translation import gettext, gettext_lazy as _
 
 from documents.roles import REVIEWERS_GROUP
@@ -39,6 +39,7 @@ from verification.admin_filters import (
     ReviewStatusFilter,
 )
 from documents.admin import ReadOnlyInline
+from verification.access import REDACTED, may_read, readable_condition, readers_of, with_readability
 from verification.evidence import answer_evidence
 from verification.export import answers_csv_response
 from verification.overview import overview_context
@@ -116,6 +117,7 @@ class FeedbackInline(EvidenceInline):
 
     @admin.display(description=_("コメント"))
     def comment_text(self, feedback: Feedback) -> str:
+        # Only reached for readable answers (see ReviewQueueAdmin.get_inline_instances).
         return feedback.comment or "-"
 
     @admin.display(description=_("評価者"))
@@ -177,7 +179,55 @@ class ReviewQueueAdmin(admin.ModelAdmin):
     # --- what is listed, who may do what ------------------------------------
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Answer]:
-        return review_queue(super().get_queryset(request))
+        return with_readability(review_queue(super().get_queryset(request)), request.user)
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Answer], search_term: str
+    ) -> tuple[QuerySet[Answer], bool]:
+        """Search question and answer text, only among answers the reviewer may read.
+
+        Matching a hidden answer's text would tell the reviewer what it says, so
+        hidden answers never match a search (they stay reachable through the filters).
+        """
+        terms = [
+            unescape_string_literal(t) if t[0] in "\"'" and len(t) > 1 and t[0] == t[-1] else t
+            for t in smart_split(search_term)
+        ]
+        if not terms:
+            return queryset, False
+        condition = readable_condition(request.user)
+        for term in terms:
+            condition &= Q(*[(f"{field}__icontains", term) for field in self.search_fields], _connector=Q.OR)
+        return queryset.filter(condition), False
+
+    def get_inline_instances(self, request: HttpRequest, obj: Answer | None = None) -> list:
+        # Citations and feedback comments quote the documents: hidden with the rest.
+        if obj is not None and not may_read(obj, request.user):
+            return []
+        return super().get_inline_instances(request, obj)
+
+    def get_fields(self, request: HttpRequest, obj: Answer | None = None) -> tuple[str, ...]:
+        if obj is not None and not may_read(obj, request.user):
+            return ("review_status", "redacted_notes", "assigned_to")
+        return super().get_fields(request, obj)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Answer | None = None) -> tuple[str, ...]:
+        if obj is not None and not may_read(obj, request.user):
+            return (*super().get_readonly_fields(request, obj), "redacted_notes")
+        return super().get_readonly_fields(request, obj)
+
+    @admin.display(description=_("レビューメモ"))
+    def redacted_notes(self, answer: Answer) -> str:
+        return gettext(REDACTED) if answer.review_notes else "-"
+
+    def get_form(self, request: HttpRequest, obj: Answer | None = None, change: bool = False, **kwargs: Any) -> Any:
+        form = super().get_form(request, obj, change=change, **kwargs)
+        field = form.base_fields.get("assigned_to")
+        if obj is not None and field is not None:
+            # Only someone who may read the answer can review it (the current assignee stays valid).
+            readers = readers_of(obj, field.queryset)
+            field.queryset = field.queryset.filter(Q(pk__in=readers) | Q(pk=obj.assigned_to_id))
+        return form
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         # Answers are records of what the portal said; they are never written by hand.
@@ -197,6 +247,8 @@ class ReviewQueueAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("質問"), ordering="question")
     def question_short(self, answer: Answer) -> str:
+        if not getattr(answer, "viewer_may_read", False):
+            return format_html('<span class="rv-redacted">{}</span>', gettext(REDACTED))
         return Truncator(answer.question).chars(60)
 
     @admin.display(description=_("信頼度"), ordering="confidence")
@@ -252,7 +304,11 @@ class ReviewQueueAdmin(admin.ModelAdmin):
         form_url: str = "", obj: Answer | None = None,
     ) -> HttpResponse:
         if obj is not None:
-            context["evidence"] = answer_evidence(obj)
+            context["redacted"] = not may_read(obj, request.user)
+            context["redacted_note"] = gettext(REDACTED)
+            context["evidence"] = (
+                {"flags": [(name, FLAG_LABELS[name]) for name in obj.flags]} if context["redacted"] else answer_evidence(obj)
+            )
             context["title"] = gettext("回答の確認（証拠とレビュー）")
         return super().render_change_form(request, context, add=add, change=change, form_url=form_url, obj=obj)
 
@@ -291,17 +347,26 @@ class ReviewQueueAdmin(admin.ModelAdmin):
     @admin.action(description=_("選択した回答を自分に割り当てる"), permissions=["change"])
     def assign_to_me(self, request: HttpRequest, queryset: QuerySet[Answer]) -> None:
         selected = queryset.count()
-        changed = queue_assign(answers=queryset, reviewer=request.user)
+        readable = queryset.filter(readable_condition(request.user))
+        changed = queue_assign(answers=readable, reviewer=request.user)
         self.message_user(
             request,
             gettext("%(count)d 件の回答を自分に割り当てました（選択 %(selected)d 件）。")
             % {"count": changed, "selected": selected},
             messages.SUCCESS,
         )
+        hidden = selected - readable.count()
+        if hidden:
+            self.message_user(
+                request,
+                gettext("%(count)d 件は閲覧権限のない文書を含むため割り当てませんでした。閲覧できる担当者に割り当ててください。")
+                % {"count": hidden},
+                messages.WARNING,
+            )
 
     @admin.action(description=_("選択した回答をCSVで出力"), permissions=["view"])
     def export_selected_csv(self, request: HttpRequest, queryset: QuerySet[Answer]) -> HttpResponse:
-        return answers_csv_response(queryset)
+        return answers_csv_response(queryset, viewer=request.user)
 
     # --- extra pages: overview and export of the filtered list -----------------
 
@@ -321,7 +386,7 @@ class ReviewQueueAdmin(admin.ModelAdmin):
         self._require_view(request)
         context = {
             **self.admin_site.each_context(request),
-            **overview_context(),
+            **overview_context(viewer=request.user),
             "opts": self.opts,
             "title": gettext("レビュー概況"),
             "can_view_documents": request.user.has_perm("documents.view_document"),
@@ -335,4 +400,4 @@ class ReviewQueueAdmin(admin.ModelAdmin):
             changelist: ChangeList = self.get_changelist_instance(request)
         except IncorrectLookupParameters:
             return HttpResponseRedirect(reverse("admin:qa_answer_changelist") + "?e=1")
-        return answers_csv_response(changelist.queryset)
+        return answers_csv_response(changelist.queryset, viewer=request.user)

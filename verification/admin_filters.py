@@ -11,20 +11,11 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from qa.models import FLAG_NAMES, Answer, Feedback
+from qa.models import Answer, Feedback
+from verification.flags import FLAG_NAMES, FLAGS
 
-# Labels of the verification flags as reviewers read them.
-FLAG_LABELS: dict[str, str] = {
-    "no_citation": _("出典なし"),
-    "weak_citation": _("出典があいまい"),
-    "fabricated_source": _("存在しない出典"),
-    "fabricated_quote": _("引用が原文にない"),
-    "low_grounding": _("根拠不足"),
-    "unsupported_claim": _("根拠のない記述"),
-    "not_found": _("該当なし"),
-    "low_retrieval": _("検索一致が弱い"),
-    "provider_error": _("プロバイダーエラー"),
-}
+# Labels of the flags as reviewers read them (from the registry).
+FLAG_LABELS: dict[str, str] = {flag.name: _(flag.reviewer_label) for flag in FLAGS}
 
 
 class FlagFilter(admin.SimpleListFilter):

@@ -17,17 +17,14 @@ confidence rules) so that it is right on Japanese text:
 from __future__ import annotations
 
 import re
-import unicodedata
 
-from verification.grounding import gettext_noop
-from verification.textnorm import is_ascii_word, is_hiragana, is_kanji, is_katakana, nfkc
+from ragportal.text import nfkc
+from verification.flags import WARNING_FABRICATED, WARNING_NONE, WARNING_WEAK
+from verification.textnorm import is_ascii_word, is_hiragana, is_kanji, is_katakana
 
 
 SUPPORTED_EXTENSIONS: tuple[str, ...] = ("md", "markdown", "txt", "html", "htm", "pdf", "docx")
 
-WARNING_FABRICATED = gettext_noop("回答に検索結果にない出典が含まれています: {names}")
-WARNING_NONE = gettext_noop("回答に出典が含まれていません")
-WARNING_WEAK = gettext_noop("出典の表記が不完全です（*.md形式での明示を推奨）")
 
 _CONFIDENCE_STEPS = ("low", "medium", "high")
 
@@ -159,7 +156,7 @@ def file_names_in(text: str) -> list[str]:
 
 def _source_key(source: str) -> str:
     """A source's base file name, NFKC-normalised (paths are stripped)."""
-    normal = unicodedata.normalize("NFKC", source).strip()
+    normal = nfkc(source).strip()
     return re.split(r"[/\\]", normal)[-1]
 
 

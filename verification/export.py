@@ -10,12 +10,14 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterable, Iterator
 
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from qa.models import Answer
+from verification.access import REDACTED, may_read, with_readability
 
 
 class _Echo:
@@ -54,14 +56,19 @@ def csv_header() -> list[str]:
     ]
 
 
-def csv_row(answer: Answer) -> list[str | int]:
-    """One answer as a CSV row; ``thumbs_up``/``thumbs_down`` annotations are used when present."""
+def csv_row(answer: Answer, *, readable: bool) -> list[str | int]:
+    """One answer as a CSV row; ``thumbs_up``/``thumbs_down`` annotations are used when present.
+
+    When the viewer may not read the answer (``readable`` false), its question,
+    text and notes are replaced by the redaction note; the rest still counts.
+    """
+    hidden = str(REDACTED)
     return [
         answer.pk,
         timezone.localtime(answer.created_at).isoformat(timespec="seconds"),
         answer.user.get_username(),
-        safe_cell(answer.question),
-        safe_cell(answer.answer_text),
+        safe_cell(answer.question) if readable else hidden,
+        safe_cell(answer.answer_text) if readable else hidden,
         answer.confidence,
         " ".join(answer.flags),
         getattr(answer, "thumbs_up", ""),
@@ -70,22 +77,24 @@ def csv_row(answer: Answer) -> list[str | int]:
         answer.model_name,
         answer.review_status,
         answer.assigned_to.get_username() if answer.assigned_to else "",
-        safe_cell(answer.review_notes),
+        (safe_cell(answer.review_notes) if readable else hidden) if answer.review_notes else "",
     ]
 
 
-def iter_csv_lines(answers: Iterable[Answer]) -> Iterator[str]:
+def iter_csv_lines(answers: Iterable[Answer], viewer: AbstractBaseUser | AnonymousUser) -> Iterator[str]:
     # A BOM first, so that spreadsheet programs open the Japanese text as UTF-8.
     yield "\ufeff"
     writer = csv.writer(_Echo())
     yield writer.writerow(csv_header())
     for answer in answers:
-        yield writer.writerow(csv_row(answer))
+        yield writer.writerow(csv_row(answer, readable=may_read(answer, viewer)))
 
 
-def answers_csv_response(answers: QuerySet[Answer], *, filename: str = "review-queue.csv") -> StreamingHttpResponse:
-    """Stream ``answers`` (in their order) as a CSV download."""
-    rows = answers.select_related("user", "assigned_to").iterator(chunk_size=500)
-    response = StreamingHttpResponse(iter_csv_lines(rows), content_type="text/csv; charset=utf-8")
+def answers_csv_response(
+    answers: QuerySet[Answer], *, viewer: AbstractBaseUser | AnonymousUser, filename: str = "review-queue.csv"
+) -> StreamingHttpResponse:
+    """Stream ``answers`` (in their order) as a CSV download, redacted for what ``viewer`` may not read."""
+    rows = with_readability(answers, viewer).select_related("user", "assigned_to").iterator(chunk_size=500)
+    response = StreamingHttpResponse(iter_csv_lines(rows, viewer), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

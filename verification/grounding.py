@@ -8,18 +8,11 @@ citations is suspicious: below the minimum grounded ratio the user is shown
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-
-def gettext_noop(message: str) -> str:
-    """Mark a message for extraction (``makemessages``) without translating it here.
-
-    The ``verification`` modules must not import Django; the app layer
-    translates a stored message with ``gettext`` when it displays it.
-    """
-    return message
+from ragportal.text import fold
+from verification.flags import gettext_noop
 
 
 # Shown instead of an answer that fails the grounding gate.
@@ -98,7 +91,7 @@ def is_abstention(text: str) -> bool:
 
 
 def _core(text: str) -> str:
-    normal = unicodedata.normalize("NFKC", text).casefold().strip(_LEADING + _TRAILING)
+    normal = fold(text).strip(_LEADING + _TRAILING)
     normal = " ".join(normal.split())
     for apology in _APOLOGIES:
         if normal.startswith(apology):

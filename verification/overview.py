@@ -11,14 +11,18 @@ import datetime as dt
 from collections import Counter
 from dataclasses import dataclass, field
 
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, Exists, OuterRef, Q
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from documents.models import Document
-from qa.models import FLAG_NAMES, Answer, Citation, Feedback
+from documents.selectors import visible_documents
+from qa.models import Answer, AnswerSource, Citation, Feedback
+from verification.access import REDACTED
 from verification.admin_filters import FLAG_LABELS
+from verification.flags import FLAG_NAMES
 from verification.queue import needs_review_condition, review_queue
 
 DAYS = 30
@@ -152,16 +156,39 @@ class DocumentInvolvement:
     cited: int
     retrieved: int
     document: Document | None
+    # The viewer may not read the document: its name is replaced by the redaction note.
+    hidden: bool = False
+
+
+def _hidden_names(names: list[str], viewer: AbstractBaseUser | AnonymousUser) -> set[str]:
+    """Of ``names``, the file names ``viewer`` may not see (the rule of ``verification.access``).
+
+    A deleted document's name stays visible only if it was open to everyone when answered.
+    """
+    if viewer.is_superuser:
+        return set()
+    existing = set(Document.objects.filter(filename__in=names).values_list("filename", flat=True))
+    visible = set(visible_documents(viewer).filter(filename__in=names).values_list("filename", flat=True))
+    gone = [name for name in names if name not in existing]
+    restricted_gone = set(
+        AnswerSource.objects.filter(filename__in=gone, restricted=True).values_list("filename", flat=True)
+    )
+    return (existing - visible) | restricted_gone
 
 
 def documents_in_flagged_answers(
-    now: dt.datetime | None = None, days: int = DAYS, limit: int = 10
+    now: dt.datetime | None = None,
+    days: int = DAYS,
+    limit: int = 10,
+    *,
+    viewer: AbstractBaseUser | AnonymousUser,
 ) -> list[DocumentInvolvement]:
     """Documents most often cited by, or retrieved for, queued answers of the window.
 
     Counted by file name from the snapshots (citations and retrieved chunks), so a
     document re-indexed or deleted since still shows up. ``answers`` counts each
-    answer once per document even when it both cites and retrieved it.
+    answer once per document even when it both cites and retrieved it. Documents
+    ``viewer`` may not read are counted but shown without their name.
     """
     _days, start = _window(now or timezone.now(), days)
     queued = review_queue(Answer.objects.filter(created_at__gte=start))
@@ -177,24 +204,28 @@ def documents_in_flagged_answers(
     involved = Counter({name: len(cited.get(name, set()) | retrieved.get(name, set())) for name in {*cited, *retrieved}})
     top = sorted(involved.items(), key=lambda item: (-item[1], item[0]))[:limit]
     documents = Document.objects.in_bulk([name for name, _n in top], field_name="filename")
+    hidden = _hidden_names([name for name, _n in top], viewer)
     return [
         DocumentInvolvement(
-            filename=name,
+            filename=str(REDACTED) if name in hidden else name,
             answers=n,
             cited=len(cited.get(name, ())),
             retrieved=len(retrieved.get(name, ())),
-            document=documents.get(name),
+            document=None if name in hidden else documents.get(name),
+            hidden=name in hidden,
         )
         for name, n in top
     ]
 
 
-def overview_context(now: dt.datetime | None = None) -> dict[str, object]:
-    """Everything the overview template shows."""
+def overview_context(
+    now: dt.datetime | None = None, *, viewer: AbstractBaseUser | AnonymousUser
+) -> dict[str, object]:
+    """Everything the overview template shows to ``viewer``."""
     now = now or timezone.now()
     return {
         "chart": flag_chart(now),
         "not_found": not_found_rate(now),
-        "documents": documents_in_flagged_answers(now),
+        "documents": documents_in_flagged_answers(now, viewer=viewer),
         "days": DAYS,
     }

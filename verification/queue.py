@@ -21,13 +21,13 @@ from django.db.models.functions import Coalesce
 
 from documents.models import Document
 from qa.models import Answer, Feedback
-from verification.verdict import REVIEW_FLAGS
+from verification.access import with_readability
+from verification.flags import REVIEW_FLAGS
 
-# The verification flags that put an answer in the queue by themselves: the
-# verdict's own list, plus provider failures (recorded by the answering service).
-# The softer flags (no/weak citation, not found, low retrieval) only matter through
-# the confidence they lower, which the verdict already folded into `confidence`.
-QUEUE_FLAGS: tuple[str, ...] = (*sorted(REVIEW_FLAGS), "provider_error")
+# The flags that put an answer in the queue by themselves (``needs_review`` in the
+# registry). The softer flags (no/weak citation, not found, low retrieval) only
+# matter through the confidence they lower, which the verdict already folded in.
+QUEUE_FLAGS: tuple[str, ...] = tuple(sorted(REVIEW_FLAGS))
 
 
 def _feedback_exists(rating: int) -> Exists:
@@ -76,6 +76,8 @@ def documents_needing_fix(user: AbstractBaseUser) -> QuerySet[Answer]:
     name when the document row was re-created), the question was restricted to it,
     or it is in the retrieved snapshot (matched by file name, which is unique and
     survives re-indexing, unlike chunk ids). Newest first; empty for anonymous users.
+    Each answer carries ``viewer_may_read``: an answer that also drew on a document
+    the owner may not read is listed without its text (``verification.access``).
     """
     if not user.is_authenticated:
         return Answer.objects.none()
@@ -91,7 +93,7 @@ def documents_needing_fix(user: AbstractBaseUser) -> QuerySet[Answer]:
         for pk, retrieved in candidates.values_list("pk", "retrieved")
         if any(isinstance(item, dict) and item.get("filename") in owned_set for item in retrieved or [])
     ]
-    return (
+    return with_readability(
         candidates.filter(
             Q(citations__document__owner=user)
             | Q(citations__filename__in=owned)
@@ -99,7 +101,8 @@ def documents_needing_fix(user: AbstractBaseUser) -> QuerySet[Answer]:
             | Q(pk__in=by_snapshot)
         )
         .distinct()
-        .order_by("-created_at", "-pk")
+        .order_by("-created_at", "-pk"),
+        user,
     )
 
 

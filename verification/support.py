@@ -35,8 +35,9 @@ from functools import cached_property
 from verification.citations import file_names_in
 from verification.grounding import is_abstention
 from verification.quantities import Quantity, extract_quantities, quantity_in, scan_quantities, states
-from verification.sentences import LOOKS_LIKE_CITATION_RE, split_sentences
-from verification.textnorm import fold_nfkc, is_kanji, is_katakana, nfkc, normalize
+from ragportal import text as plain_text
+from ragportal.text import is_english, looks_like_citation, nfkc
+from verification.textnorm import fold_nfkc, is_kanji, is_katakana, normalize
 
 _KANJI_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々"
 _KATAKANA_CLASS = "\u30a0-\u30ff\u31f0-\u31ff"
@@ -210,6 +211,15 @@ MIN_COVERAGE = 0.5
 MAX_NEW_WORDS = 2
 
 
+def split_sentences(answer: str) -> list[tuple[int, int]]:
+    """``(start, end)`` spans of the sentences of ``answer``, list markers and citations included.
+
+    See :func:`ragportal.text.split_sentences`; every non-whitespace character
+    of the answer is in exactly one sentence, so every claim gets checked.
+    """
+    return [(s.start, s.end) for s in plain_text.split_sentences(answer)]
+
+
 def check_support(
     answer: str, evidence: list[str], *, sources: list[str] | tuple[str, ...] = ()
 ) -> list[SentenceSupport]:
@@ -244,7 +254,9 @@ def check_sentence(sentence: str, evidence: Evidence, *, start: int = 0) -> Sent
     if missing_numbers:
         return result(False, "number_not_in_evidence", missing=missing_numbers)
 
-    english = _is_english(body)
+    # An English sentence may name the Japanese system or term it is about (勤怠くん);
+    # its other words still cannot be compared with Japanese evidence.
+    english = is_english(body, mixed_share=0.2)
     if english and evidence.japanese:
         return result(True, "supported")
 
@@ -331,7 +343,7 @@ def _strip_citations(text: str) -> str:
     """Drop what cites rather than claims: file names, citation brackets, Markdown markers (NFKC text in)."""
     if _BRACKET_RE.search(text):
         text = _CITATION_STRIP_RE.sub(
-            lambda m: " " if LOOKS_LIKE_CITATION_RE.search(m.group(0)) else m.group(0), text
+            lambda m: " " if looks_like_citation(m.group(0)) else m.group(0), text
         )
     if "." in text:
         for name in file_names_in(text):
@@ -379,12 +391,6 @@ _GENERIC_KATAKANA = frozenset({"システム", "ルール", "ケース", "ポイ
 # time/place phrase (経過後, 期間内), and common words of answers that name nothing.
 _KANJI_SUFFIXES = "的性化等中上後前間内外"
 _GENERIC_KANJI = frozenset({"大丈夫", "具体例", "一般論", "原則論"})
-
-
-def _is_english(body: str) -> bool:
-    cjk = len(_CJK_RE.findall(body))
-    latin = len(_LATIN_LETTER_RE.findall(body))
-    return latin > 0 and cjk / (cjk + latin) < 0.2
 
 
 def _stem(word: str) -> str:

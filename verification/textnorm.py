@@ -4,8 +4,8 @@ Pure Python, no Django. Every check in ``verification`` compares text after the
 same folding, so that full-width letters, case, the many dash and wave-dash
 code points and PDF line breaks never decide a verdict:
 
-- NFKC (full-width ASCII → ASCII, half-width katakana → katakana, ``㍻`` → ``平成``),
-- case folding,
+- :func:`ragportal.text.fold`: NFKC (full-width ASCII → ASCII, half-width
+  katakana → katakana, ``㍻`` → ``平成``) and lower case,
 - dash and wave-dash variants folded to ``-`` and ``~``,
 - all whitespace removed (PDF extraction breaks lines mid-sentence and inserts
   spaces between CJK characters; Japanese does not separate words by spaces).
@@ -20,30 +20,13 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ragportal.text import fold
+
 # Code points that look alike and are mixed freely by PDF/Word exports and IMEs.
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"
 _WAVES = "\u301c\u3030\uff5e\u223c"
 _FOLD = {ord(c): "-" for c in _DASHES} | {ord(c): "~" for c in _WAVES}
-
-
 _FOLD_RE = re.compile(f"[{_DASHES}{_WAVES}]")
-
-# Characters that NFKC leaves unchanged and that never compose with a neighbour:
-# ASCII, hiragana, full-width katakana, the common CJK ideographs and Japanese
-# punctuation. Full NFKC of Japanese text is slow (~0.15 µs a character), so
-# only the runs of other characters are normalised, each with the character
-# before it, so that a combining mark still composes with its base.
-_NFKC_STABLE = "\x00-\x7f\u3001-\u3003\u3005-\u3011\u3041-\u3096\u309d\u309e\u30a1-\u30fe\u4e00-\u9fff"
-_NFKC_UNSTABLE_RE = re.compile(f".?[^{_NFKC_STABLE}]+", re.DOTALL)
-
-
-def nfkc(text: str) -> str:
-    """``unicodedata.normalize("NFKC", text)``, computed only where it can change anything."""
-    return _NFKC_UNSTABLE_RE.sub(_nfkc_match, text)
-
-
-def _nfkc_match(match: re.Match[str]) -> str:
-    return unicodedata.normalize("NFKC", match.group(0))
 
 
 def _fold_marks(text: str) -> str:
@@ -52,7 +35,7 @@ def _fold_marks(text: str) -> str:
 
 
 def fold_char(ch: str) -> str:
-    """Normalise one character: NFKC, case fold, dash/wave folding.
+    """Normalise one character: :func:`ragportal.text.fold`, then dash/wave folding.
 
     May return several characters (``㌔`` → ``キロ``) or none (a character
     that NFKC maps to the empty string is rare but allowed).
@@ -60,7 +43,7 @@ def fold_char(ch: str) -> str:
     if ch.isascii():
         # Fast path: ASCII is already NFKC; only case folding applies.
         return ch.lower()
-    return unicodedata.normalize("NFKC", ch).casefold().translate(_FOLD)
+    return fold(ch).translate(_FOLD)
 
 
 def normalize(text: str, *, keep_whitespace: bool = False) -> str:
@@ -69,18 +52,17 @@ def normalize(text: str, *, keep_whitespace: bool = False) -> str:
     With ``keep_whitespace`` runs of whitespace become a single space instead
     of being removed (used where word boundaries of Latin text matter).
     """
-    folded = _fold_marks(nfkc(text).casefold())
-    if keep_whitespace:
-        return " ".join(folded.split())
-    return "".join(folded.split())
+    return _marks_and_spaces(fold(text), keep_whitespace)
 
 
 def fold_nfkc(text: str, *, keep_whitespace: bool = False) -> str:
     """:func:`normalize` for text that is already NFKC (skips the costly step)."""
-    folded = _fold_marks(text.casefold())
-    if keep_whitespace:
-        return " ".join(folded.split())
-    return "".join(folded.split())
+    return _marks_and_spaces(text.lower(), keep_whitespace)
+
+
+def _marks_and_spaces(folded: str, keep_whitespace: bool) -> str:
+    marked = _fold_marks(folded)
+    return (" " if keep_whitespace else "").join(marked.split())
 
 
 def normalize_with_map(text: str) -> tuple[str, list[int], list[int]]:

@@ -24,65 +24,34 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from verification.citations import (
+from verification.citations import adjust_confidence_by_citation, step_down, verify_citation_presence
+from verification.flags import (
+    REVIEW_FLAGS,
+    VERIFIER_FLAG_NAMES,
     WARNING_FABRICATED,
+    WARNING_FABRICATED_QUOTE,
+    WARNING_LOW_GROUNDING,
+    WARNING_LOW_RETRIEVAL,
     WARNING_NONE,
+    WARNING_UNKNOWN_DOCUMENT,
+    WARNING_UNSUPPORTED,
     WARNING_WEAK,
-    adjust_confidence_by_citation,
-    step_down,
-    verify_citation_presence,
 )
-from verification.grounding import (
-    DEFAULT_MIN_GROUNDED_RATIO,
-    UNGROUNDED_MESSAGE,
-    gettext_noop,
-    grounded_ratio,
-    is_abstention,
-)
+from verification.grounding import DEFAULT_MIN_GROUNDED_RATIO, UNGROUNDED_MESSAGE, grounded_ratio, is_abstention
 from verification.quotes import locate_quote, quote_matches
 from verification.support import Evidence, EvidencePiece, check_sentence, split_sentences
 
 
-FLAG_NAMES: tuple[str, ...] = (
-    "no_citation",
-    "weak_citation",
-    "fabricated_source",
-    "fabricated_quote",
-    "low_grounding",
-    "unsupported_claim",
-    "not_found",
-    "low_retrieval",
-)
-# Flags that send an answer to the review queue (as does low confidence, except for an abstention).
-REVIEW_FLAGS = frozenset({"fabricated_source", "fabricated_quote", "low_grounding", "unsupported_claim"})
-
-WARNING_UNKNOWN_DOCUMENT = gettext_noop("回答が検索結果にない文書を引用しています")
-WARNING_FABRICATED_QUOTE = gettext_noop("引用された文が出典の文書に見つかりません（{count}件）")
-WARNING_LOW_GROUNDING = gettext_noop(
-    "回答のうち出典で裏付けられた部分が少ないため（{percent}％）、回答を表示していません"
-)
-WARNING_UNSUPPORTED = gettext_noop("文書で確認できない記述が含まれています（{count}文）")
-WARNING_LOW_RETRIEVAL = gettext_noop("質問に近い文書が見つからなかったため、回答の信頼度は低くなっています")
-
-
-class _Fields:
-    """Read access by key as well as by attribute (``check.get("start")``, ``check["verified"]``).
-
-    Callers that treat the checks like the JSON they are stored as keep working.
-    """
-
-    def __getitem__(self, key: str) -> Any:
-        if key not in self.__dataclass_fields__:  # type: ignore[attr-defined]
-            raise KeyError(key)
-        return getattr(self, key)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return getattr(self, key) if key in self.__dataclass_fields__ else default  # type: ignore[attr-defined]
+# The flags verify() can set (the registry in verification.flags defines them).
+FLAG_NAMES = VERIFIER_FLAG_NAMES
 
 
 @dataclass
-class QuoteCheck(_Fields):
-    """The check of one citation: ``block``/``citation`` index it, offsets are into the chunk text.
+class QuoteCheck:
+    """One citation with its check: ``block``/``citation`` index it, offsets are into the chunk text.
+
+    Carries the quote (``cited_text``) so the answer can be stored from the
+    checks alone, in answer order; ``start``/``end`` are the checked offsets.
 
     ``reason``: ``exact`` (offsets matched), ``relocated`` (found elsewhere or
     after normalisation; ``start``/``end`` are the corrected offsets),
@@ -99,10 +68,11 @@ class QuoteCheck(_Fields):
     end: int | None
     reason: str
     found_in_chunk: int | None = None
+    cited_text: str = ""
 
 
 @dataclass
-class SentenceCheck(_Fields):
+class SentenceCheck:
     """Support of one answer sentence; offsets are into the answer text (blocks joined)."""
 
     text: str
@@ -134,8 +104,35 @@ class Verdict:
         """A JSON-serialisable dict (stored in ``Answer.verification``, returned by the API)."""
         return asdict(self)
 
-    def has(self, flag: str) -> bool:
-        return flag in self.flags
+    @classmethod
+    def _without_answer(cls, flags: list[str], *, retrieval: str = "low", needs_review: bool = False) -> Verdict:
+        return cls(
+            confidence="low",
+            flags=sorted(flags),
+            warnings=[],
+            needs_review=needs_review,
+            grounded_ratio=1.0,
+            citation_presence=None,
+            quote_checks=[],
+            sentences=[],
+            replaced_text=None,
+            retrieval_confidence=retrieval,
+        )
+
+    @classmethod
+    def abstention(cls, *, retrieval: str = "low") -> Verdict:
+        """Nothing to answer from: ``not_found`` (and ``low_retrieval`` when retrieval was weak)."""
+        return cls._without_answer(["not_found", *(["low_retrieval"] if retrieval == "low" else [])], retrieval=retrieval)
+
+    @classmethod
+    def clarification(cls, *, retrieval: str = "low") -> Verdict:
+        """The user was asked which document they mean: no answer, nothing to flag."""
+        return cls._without_answer([], retrieval=retrieval)
+
+    @classmethod
+    def error(cls, *, retrieval: str = "low") -> Verdict:
+        """The provider failed (set by the answering service): reviewed like a flagged answer."""
+        return cls._without_answer(["provider_error"], retrieval=retrieval, needs_review=True)
 
 
 def retrieval_confidence(top_similarity: float | None, thresholds: tuple[float, float]) -> str:
@@ -168,93 +165,78 @@ def verify(
     whole text is the abstention sentence counts too.
     """
     base = retrieval_confidence(top_similarity, thresholds)
-    flags: set[str] = set()
-    if base == "low":
-        flags.add("low_retrieval")
     answer_text = "".join(block.text for block in blocks)
-
     if abstained or is_abstention(answer_text):
-        flags.add("not_found")
-        return Verdict(
-            confidence="low",
-            flags=sorted(flags),
-            warnings=[],
-            needs_review=False,
-            grounded_ratio=1.0,
-            citation_presence=None,
-            quote_checks=[],
-            sentences=[],
-            replaced_text=None,
-            retrieval_confidence=base,
-        )
+        return Verdict.abstention(retrieval=base)
 
-    warnings: list[str] = []
-    templates: list[dict[str, Any]] = []
-
-    def warn(template: str, **params: Any) -> None:
-        warnings.append(template.format(**params))
-        templates.append({"template": template, "params": params})
-
+    found = _Findings()
     quote_checks = _check_quotes(blocks, chunks)
-    verified = {(q.block, q.citation) for q in quote_checks if q.verified}
-    unknown_document = any(q.reason == "unknown_document" for q in quote_checks)
-    fabricated_quotes = [q for q in quote_checks if not q.verified and q.reason != "unknown_document"]
-
     presence = verify_citation_presence(_text_with_cited_names(blocks, chunks), _filenames(chunks))
-    confidence = adjust_confidence_by_citation(base, presence)
-    if presence is not None:
-        if presence["unexpected_sources"]:
-            flags.add("fabricated_source")
-        if presence["citation_quality"] == "none":
-            flags.add("no_citation")
-        elif presence["citation_quality"] == "weak":
-            flags.add("weak_citation")
-        if presence["unexpected_sources"]:
-            warn(WARNING_FABRICATED, names=", ".join(sorted(presence["unexpected_sources"])))
-        elif presence["citation_quality"] == "none":
-            warn(WARNING_NONE)
-        elif presence["citation_quality"] == "weak":
-            warn(WARNING_WEAK)
-    if unknown_document:
-        flags.add("fabricated_source")
-        warn(WARNING_UNKNOWN_DOCUMENT)
-    if fabricated_quotes:
-        flags.add("fabricated_quote")
-        warn(WARNING_FABRICATED_QUOTE, count=len(fabricated_quotes))
+    _judge_citations(found, presence, quote_checks)
 
+    verified = {(q.block, q.citation) for q in quote_checks if q.verified}
     ratio = grounded_ratio(_blocks_with_verified(blocks, verified))
-    replaced_text: str | None = None
     if ratio < min_grounded_ratio:
-        flags.add("low_grounding")
-        replaced_text = UNGROUNDED_MESSAGE
-        warn(WARNING_LOW_GROUNDING, percent=round(ratio * 100))
+        found.add("low_grounding", WARNING_LOW_GROUNDING, percent=round(ratio * 100))
 
     sentences = _check_sentences(blocks, chunks, answer_text)
-    unsupported = [s for s in sentences if not s.supported]
+    unsupported = sum(not s.supported for s in sentences)
     if unsupported:
-        flags.add("unsupported_claim")
-        warn(WARNING_UNSUPPORTED, count=len(unsupported))
-    if "low_retrieval" in flags:
-        warn(WARNING_LOW_RETRIEVAL)
+        found.add("unsupported_claim", WARNING_UNSUPPORTED, count=unsupported)
+    if base == "low":
+        found.add("low_retrieval", WARNING_LOW_RETRIEVAL)
 
-    if flags & {"fabricated_source", "fabricated_quote", "low_grounding"}:
+    confidence = adjust_confidence_by_citation(base, presence)
+    if found.flags & {"fabricated_source", "fabricated_quote", "low_grounding"}:
         confidence = "low"
     elif unsupported:
         confidence = step_down(confidence)
-
     return Verdict(
         confidence=confidence,
-        flags=sorted(flags),
-        warnings=warnings,
-        needs_review=confidence == "low" or bool(flags & REVIEW_FLAGS),
+        flags=sorted(found.flags),
+        warnings=found.warnings,
+        needs_review=confidence == "low" or bool(found.flags & REVIEW_FLAGS),
         grounded_ratio=round(ratio, 4),
         citation_presence=presence,
         quote_checks=quote_checks,
         sentences=sentences,
-        replaced_text=replaced_text,
+        replaced_text=UNGROUNDED_MESSAGE if "low_grounding" in found.flags else None,
         retrieval_confidence=base,
-        warning_templates=templates,
+        warning_templates=found.templates,
     )
+
+
+@dataclass
+class _Findings:
+    """Flags and warnings gathered by the phases of :func:`verify`, in the order found."""
+
+    flags: set[str] = field(default_factory=set)
+    warnings: list[str] = field(default_factory=list)
+    templates: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, flag: str, template: str | None = None, **params: Any) -> None:
+        self.flags.add(flag)
+        if template is not None:
+            self.warnings.append(template.format(**params))
+            self.templates.append({"template": template, "params": params})
+
+
+def _judge_citations(found: _Findings, presence: dict | None, quote_checks: list[QuoteCheck]) -> None:
+    """The first reference article's citation rules, then the quote check."""
+    if presence is not None:
+        unexpected = presence["unexpected_sources"]
+        quality = presence["citation_quality"]
+        if unexpected:
+            found.add("fabricated_source", WARNING_FABRICATED, names=", ".join(sorted(unexpected)))
+        if quality == "none":
+            found.add("no_citation", None if unexpected else WARNING_NONE)
+        elif quality == "weak":
+            found.add("weak_citation", None if unexpected else WARNING_WEAK)
+    if any(q.reason == "unknown_document" for q in quote_checks):
+        found.add("fabricated_source", WARNING_UNKNOWN_DOCUMENT)
+    fabricated = sum(not q.verified and q.reason != "unknown_document" for q in quote_checks)
+    if fabricated:
+        found.add("fabricated_quote", WARNING_FABRICATED_QUOTE, count=fabricated)
 
 
 def _chunk_at(chunks: Sequence[Any], index: int | None) -> Any | None:
@@ -283,30 +265,31 @@ def _text_with_cited_names(blocks: Sequence[Any], chunks: Sequence[Any]) -> str:
 
 
 def _check_quotes(blocks: Sequence[Any], chunks: Sequence[Any]) -> list[QuoteCheck]:
-    checks: list[QuoteCheck] = []
-    for b, block in enumerate(blocks):
-        for c, citation in enumerate(block.citations or ()):
-            chunk = _chunk_at(chunks, citation.chunk_index)
-            if chunk is None:
-                checks.append(QuoteCheck(b, c, citation.chunk_index, False, None, None, "unknown_document"))
-                continue
-            quote = citation.cited_text or ""
-            if not quote.strip():
-                checks.append(QuoteCheck(b, c, citation.chunk_index, False, None, None, "empty_quote"))
-                continue
-            if quote_matches(quote, chunk.text, citation.start, citation.end):
-                checks.append(QuoteCheck(b, c, citation.chunk_index, True, citation.start, citation.end, "exact"))
-                continue
-            span = locate_quote(quote, chunk.text, near=citation.start)
-            if span is not None:
-                checks.append(QuoteCheck(b, c, citation.chunk_index, True, span[0], span[1], "relocated"))
-                continue
-            elsewhere = next(
-                (i for i, other in enumerate(chunks) if i != citation.chunk_index and locate_quote(quote, other.text)),
-                None,
-            )
-            checks.append(QuoteCheck(b, c, citation.chunk_index, False, None, None, "not_found", elsewhere))
-    return checks
+    return [
+        _check_quote(b, c, citation, chunks)
+        for b, block in enumerate(blocks)
+        for c, citation in enumerate(block.citations or ())
+    ]
+
+
+def _check_quote(b: int, c: int, citation: Any, chunks: Sequence[Any]) -> QuoteCheck:
+    """The check of citation ``c`` of block ``b``: offsets that match stand, else the quote is located once."""
+    quote = citation.cited_text or ""
+    chunk = _chunk_at(chunks, citation.chunk_index)
+    if chunk is None:
+        return QuoteCheck(b, c, citation.chunk_index, False, None, None, "unknown_document", cited_text=quote)
+    if not quote.strip():
+        return QuoteCheck(b, c, citation.chunk_index, False, None, None, "empty_quote", cited_text=quote)
+    if quote_matches(quote, chunk.text, citation.start, citation.end):
+        return QuoteCheck(b, c, citation.chunk_index, True, citation.start, citation.end, "exact", cited_text=quote)
+    span = locate_quote(quote, chunk.text, near=citation.start)
+    if span is not None:
+        return QuoteCheck(b, c, citation.chunk_index, True, span[0], span[1], "relocated", cited_text=quote)
+    elsewhere = next(
+        (i for i, other in enumerate(chunks) if i != citation.chunk_index and locate_quote(quote, other.text)),
+        None,
+    )
+    return QuoteCheck(b, c, citation.chunk_index, False, None, None, "not_found", elsewhere, cited_text=quote)
 
 
 @dataclass

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.db import migrations
 
 
-def create_groups(apps, schema_editor) -> None:  # noqa: ANN001
+def create_groups(apps, schema_editor) -> None:
     Group = apps.get_model("auth", "Group")
     for name in ("owners", "reviewers"):
         Group.objects.get_or_create(name=name)

@@ -5,13 +5,13 @@ from django.db import migrations
 from documents.keyword_index import CREATE_SQL, DROP_SQL
 
 
-def create(apps, schema_editor) -> None:  # noqa: ANN001
+def create(apps, schema_editor) -> None:
     # SQLite FTS5 only; on PostgreSQL the keyword index is not available yet (see README).
     if schema_editor.connection.vendor == "sqlite":
         schema_editor.execute(CREATE_SQL)
 
 
-def drop(apps, schema_editor) -> None:  # noqa: ANN001
+def drop(apps, schema_editor) -> None:
     if schema_editor.connection.vendor == "sqlite":
         schema_editor.execute(DROP_SQL)
 

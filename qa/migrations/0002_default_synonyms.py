@@ -44,7 +44,7 @@ DEFAULT_SYNONYMS = {
 }
 
 
-def add(apps, schema_editor) -> None:  # noqa: ANN001
+def add(apps, schema_editor) -> None:
     SynonymEntry = apps.get_model("qa", "SynonymEntry")
     for term, expansions in DEFAULT_SYNONYMS.items():
         SynonymEntry.objects.get_or_create(term=term, defaults={"expansions": expansions})

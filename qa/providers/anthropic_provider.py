@@ -16,11 +16,10 @@ from typing import Any
 
 import anthropic
 
-from qa.providers.base import chunk_title, elapsed_ms, failure_message, is_abstention, locate_quote, quota_message
+from qa.providers.base import chunk_title, elapsed_ms, failure_message, is_abstention, quota_message, verified_citation
 from qa.providers.prompts import system_prompt
 from qa.types import (
     AnswerBlock,
-    Citation,
     ProviderAnswer,
     ProviderConfigurationError,
     ProviderError,
@@ -31,28 +30,6 @@ logger = logging.getLogger(__name__)
 
 MAX_TOKENS = 1024
 STRICT_MAX_TOKENS = 512
-
-
-def verified_citation(chunks: Sequence[RetrievedChunk], document_index: int | None, cited_text: str, start: int | None, end: int | None) -> Citation:
-    """A provider citation checked against the chunk it names.
-
-    - ``document_index`` outside the chunks sent → ``chunk_index`` None.
-    - offsets whose slice equals ``cited_text`` are kept;
-    - otherwise ``cited_text`` is located in the chunk (exact, then NFKC and
-      whitespace-insensitive, nearest the claimed start); after a normalised
-      match ``cited_text`` becomes the chunk's own spelling so that
-      ``text[start:end] == cited_text`` always holds for located citations;
-    - a quote that is not in the chunk keeps start/end None (fabricated).
-    """
-    if document_index is None or not 0 <= document_index < len(chunks):
-        return Citation(None, cited_text, None, None)
-    text = chunks[document_index].text
-    if start is not None and end is not None and 0 <= start < end <= len(text) and text[start:end] == cited_text:
-        return Citation(document_index, cited_text, start, end)
-    span = locate_quote(text, cited_text, hint_start=start)
-    if span is None:
-        return Citation(document_index, cited_text, None, None)
-    return Citation(document_index, text[span[0] : span[1]], span[0], span[1])
 
 
 class AnthropicProvider:

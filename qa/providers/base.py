@@ -1,19 +1,19 @@
 """What every answer provider shares: the interface, user-facing messages,
-language detection and locating a quote inside a chunk.
+the abstention sentence in the question's language and locating a quote inside a chunk.
 
 Importable without Django settings (messages are translated lazily at call time); no network.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from django.utils.translation import gettext
 
-from qa.types import ProviderAnswer, RetrievedChunk
+from qa.types import Citation, ProviderAnswer, RetrievedChunk
+from ragportal.text import is_english
 from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN
 from verification.grounding import is_abstention as verification_is_abstention
 from verification.quotes import locate_quote as verification_locate_quote
@@ -59,18 +59,6 @@ class Provider(Protocol):
         strict: bool = False,
         history: Sequence[tuple[str, str]] = (),
     ) -> ProviderAnswer: ...
-
-
-_JAPANESE_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
-_LATIN_LETTER = re.compile(r"[A-Za-z]")
-
-
-def is_english(question: str) -> bool:
-    """True when the question is written in English (Latin letters, no kana or kanji).
-
-    A Japanese question that mentions an English product name stays Japanese.
-    """
-    return not _JAPANESE_CHAR.search(question) and bool(_LATIN_LETTER.search(question))
 
 
 def abstention_text(question: str) -> str:
@@ -120,3 +108,24 @@ def locate_quote(text: str, quote: str, hint_start: int | None = None) -> tuple[
     """Where ``quote`` occurs in ``text`` (nearest ``hint_start``), or None: verification's one rule."""
     return verification_locate_quote(quote, text, near=hint_start)
 
+
+def verified_citation(chunks: Sequence[RetrievedChunk], document_index: int | None, cited_text: str, start: int | None, end: int | None) -> Citation:
+    """A provider citation checked against the chunk it names.
+
+    - ``document_index`` outside the chunks sent → ``chunk_index`` None.
+    - offsets whose slice equals ``cited_text`` are kept;
+    - otherwise ``cited_text`` is located in the chunk (exact, then NFKC and
+      whitespace-insensitive, nearest the claimed start); after a normalised
+      match ``cited_text`` becomes the chunk's own spelling so that
+      ``text[start:end] == cited_text`` always holds for located citations;
+    - a quote that is not in the chunk keeps start/end None (fabricated).
+    """
+    if document_index is None or not 0 <= document_index < len(chunks):
+        return Citation(None, cited_text, None, None)
+    text = chunks[document_index].text
+    if start is not None and end is not None and 0 <= start < end <= len(text) and text[start:end] == cited_text:
+        return Citation(document_index, cited_text, start, end)
+    span = locate_quote(text, cited_text, hint_start=start)
+    if span is None:
+        return Citation(document_index, cited_text, None, None)
+    return Citation(document_index, text[span[0] : span[1]], span[0], span[1])

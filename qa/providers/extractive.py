@@ -26,13 +26,12 @@ from __future__ import annotations
 import math
 import re
 import time
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from qa.providers.base import abstention_text, elapsed_ms, sentence_separator
-from qa.providers.sentences import split_sentences
 from qa.types import AnswerBlock, Citation, ProviderAnswer, RetrievedChunk
+from ragportal.text import fold, split_sentences
 
 DEFAULT_THRESHOLD = 0.2
 MAX_SENTENCES = 3
@@ -97,10 +96,6 @@ _FACT_TYPES: tuple[_FactType, ...] = (
 )
 
 
-def _normalise(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).lower()
-
-
 def tokens(text: str, *, question: bool = False) -> dict[str, float]:
     """Tokens of ``text`` with their intrinsic weights (before rarity weighting).
 
@@ -108,7 +103,7 @@ def tokens(text: str, *, question: bool = False) -> dict[str, float]:
     Latin text gives words. With ``question=True`` interrogatives
     (何, 誰, どこ, いつ, ...) and Latin stop words are dropped.
     """
-    norm = _normalise(text)
+    norm = fold(text)
     result: dict[str, float] = {}
     for word in _LATIN_WORD.findall(norm):
         if word in _LATIN_STOPWORDS or (len(word) < 2 and not word.isdigit()):
@@ -146,19 +141,19 @@ class _Candidate:
 
 
 def _asked_fact_types(question: str) -> list[_FactType]:
-    norm = _normalise(question)
+    norm = fold(question)
     return [fact for fact in _FACT_TYPES if fact.question.search(norm)]
 
 
 def _fact_bonus(question: str, sentence: str, facts: list[_FactType]) -> float:
     bonus = 0.0
-    norm_sentence = _normalise(sentence)
+    norm_sentence = fold(sentence)
     for fact in facts:
         if fact.sentence.search(norm_sentence):
             bonus += fact.bonus
             if fact.name == "number":
                 # 何日 → a number followed by 日 is the strongest evidence.
-                asked_unit = re.search(r"何(日|時|回|年|月|人|歳|円|分|週|ヶ月|か月|カ月|個|件|倍|度|割|名)", _normalise(question))
+                asked_unit = re.search(r"何(日|時|回|年|月|人|歳|円|分|週|ヶ月|か月|カ月|個|件|倍|度|割|名)", fold(question))
                 if asked_unit:
                     units = [m.group(1) for m in _DIGIT_UNIT.finditer(norm_sentence)]
                     if asked_unit.group(1) in units:
@@ -237,7 +232,7 @@ class ExtractiveProvider:
         contexts: list[dict[str, float]] = []
         for chunk_index, chunk in enumerate(chunks):
             headings = [chunk.section, chunk.title]
-            for sentence in split_sentences(chunk.text):
+            for sentence in split_sentences(chunk.text, strip_markers=True):
                 text = chunk.text[sentence.start : sentence.end]
                 spans.append((chunk_index, sentence.start, sentence.end, sentence.heading, text, tokens(text)))
                 if sentence.heading:
@@ -337,13 +332,13 @@ class ExtractiveProvider:
             )
             if carrier is not None:
                 chosen.append(carrier)
-        seen = {_normalise(c.text) for c in chosen}
+        seen = {fold(c.text) for c in chosen}
         for cand in candidates[1:]:
             if len(chosen) >= limit:
                 break
             if cand.lexical < threshold or cand.score < 0.8 * best.score:
                 break
-            key = _normalise(cand.text)
+            key = fold(cand.text)
             if key in seen:
                 continue
             seen.add(key)
@@ -360,7 +355,7 @@ def _needs_context(sentence: str, question: str) -> bool:
     Either it starts with a pronoun or connective, or nearly everything it
     says is already in the question (the answer must then be nearby).
     """
-    if _CONTEXT_OPENERS.match(_normalise(sentence)):
+    if _CONTEXT_OPENERS.match(fold(sentence)):
         return True
     sentence_tokens = {t: w for t, w in tokens(sentence).items() if w >= 1.0}
     if not sentence_tokens:

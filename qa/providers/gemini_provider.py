@@ -23,7 +23,6 @@ from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 from pydantic import BaseModel, Field, ValidationError
 
-from qa.providers.anthropic_provider import verified_citation
 from qa.providers.base import (
     chunk_title,
     elapsed_ms,
@@ -32,6 +31,7 @@ from qa.providers.base import (
     locate_quote,
     quota_message,
     sentence_separator,
+    verified_citation,
 )
 from qa.providers.prompts import GEMINI_FORMAT_RULES, system_prompt
 from qa.types import (

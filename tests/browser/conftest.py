@@ -48,7 +48,7 @@ def browser() -> Iterator[object]:
 
 
 @pytest.fixture
-def page(browser, live_server, django_db_serialized_rollback) -> Iterator[object]:  # noqa: ANN001
+def page(browser, live_server, django_db_serialized_rollback) -> Iterator[object]:
     # live_server flushes the database after each test; serialized rollback
     # restores what migrations created (the owners/reviewers groups and their permissions).
     context = browser.new_context(base_url=live_server.url, locale="ja-JP")
@@ -61,7 +61,7 @@ def page(browser, live_server, django_db_serialized_rollback) -> Iterator[object
 
 
 @pytest.fixture
-def login(page, live_server):  # noqa: ANN001
+def login(page, live_server):
     """Sign a user in through the real login form."""
 
     def _login(username: str, password: str = "correct-horse-battery") -> None:
@@ -74,7 +74,7 @@ def login(page, live_server):  # noqa: ANN001
     return _login
 
 
-def screenshot(page, name: str) -> Path:  # noqa: ANN001
+def screenshot(page, name: str) -> Path:
     SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOT_DIR / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)

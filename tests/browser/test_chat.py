@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, seria
 
 
 @pytest.fixture(autouse=True)
-def _role_groups(transactional_db):  # noqa: ANN001, ANN202
+def _role_groups(transactional_db):
     """Recreate the role groups a data migration made: an earlier transactional test flushed them."""
     from django.contrib.auth.models import Group
 
@@ -24,7 +24,7 @@ def _role_groups(transactional_db):  # noqa: ANN001, ANN202
         Group.objects.get_or_create(name=name)
 
 
-def _ask(page, text: str) -> None:  # noqa: ANN001
+def _ask(page, text: str) -> None:
     before = page.locator("article.exchange").count()
     page.fill("textarea[name=text]", text)
     page.click("#ask-form button[type=submit]")
@@ -86,7 +86,7 @@ def test_clarification_round_trip(page, login, employee, owner, settings):
     assert "attendance.md" not in second.locator(".footnotes").inner_text()
 
 
-def test_plain_form_post_without_javascript(browser, live_server, employee, owner):  # noqa: ANN001
+def test_plain_form_post_without_javascript(browser, live_server, employee, owner):
     ingest_demo(owner, "attendance.md")
     context = browser.new_context(base_url=live_server.url, locale="ja-JP", java_script_enabled=False)
     page = context.new_page()
@@ -121,7 +121,7 @@ INJECTION = (
 )
 
 
-def _assert_nothing_ran(page) -> None:  # noqa: ANN001
+def _assert_nothing_ran(page) -> None:
     assert page.dialogs == []
     assert page.evaluate("window.__xss") is None
     for selector in ("img", "iframe", "#injected-a", "#injected-table", "a[href^='javascript']"):

@@ -45,7 +45,8 @@ def fts_rows(version_ids: list[int]) -> int:
         return 0
     marks = ", ".join(["%s"] * len(version_ids))
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*) FROM {TABLE} WHERE version_id IN ({marks})", version_ids)
+        # TABLE is a constant and marks only "%s" placeholders: the values go as parameters.
+        cursor.execute(f"SELECT count(*) FROM {TABLE} WHERE version_id IN ({marks})", version_ids)  # noqa: S608
         return int(cursor.fetchone()[0])
 
 
@@ -66,6 +67,19 @@ def stored_files() -> list[Path]:
     """Every uploaded file under the media root (to prove a refused upload left nothing behind)."""
     root = Path(settings.MEDIA_ROOT)
     return [p for p in root.rglob("*") if p.is_file()] if root.exists() else []
+
+
+def stored_paths() -> set[Path]:
+    """Every file and directory under the media root: a refused upload must not leave even an empty directory."""
+    root = Path(settings.MEDIA_ROOT)
+    return set(root.rglob("*")) if root.exists() else set()
+
+
+# 100 × 「あ」 + ".md": 303 bytes of UTF-8, more than a file system allows in one name (255).
+LONG_NAME = "あ" * 100 + ".md"
+# 「ガ.md」 as macOS spells it (カ + combining voiced mark) and as everyone else does.
+GA_NFD = "\u30ab\u3099.md"
+GA_NFC = "\u30ac.md"
 
 
 @pytest.fixture

@@ -12,7 +12,18 @@ from rest_framework.test import APIClient
 from documents.models import Document, DocumentVersion
 from qa.retrieval import search
 from tests.conftest import as_user
-from tests.documents.conftest import TRAVEL_MD, TRAVEL_MD_V2, WIFI_TXT, fts_rows, ingest, stored_files
+from tests.documents.conftest import (
+    GA_NFC,
+    GA_NFD,
+    LONG_NAME,
+    TRAVEL_MD,
+    TRAVEL_MD_V2,
+    WIFI_TXT,
+    fts_rows,
+    ingest,
+    stored_files,
+    stored_paths,
+)
 from tests.documents.fixtures import make_image_only_pdf
 
 pytestmark = pytest.mark.django_db
@@ -195,6 +206,49 @@ def test_name_collision_is_400(api, owner, other_owner, unindexed):
     assert Document.objects.count() == 1
 
 
+def test_too_long_file_name_is_400_and_nothing_written(api, owner):
+    paths_before = stored_paths()
+    response = as_user(api, owner).post(
+        "/api/v1/documents/", {"file": upload(LONG_NAME, TRAVEL_MD.encode())}, format="multipart"
+    )
+
+    assert response.status_code == 400
+    (error,) = response.json()["file"]
+    assert "ファイル名が長すぎます" in error
+    assert not Document.objects.exists()
+    assert stored_paths() == paths_before
+
+
+def test_large_upload_with_a_too_long_extension_is_400(api, owner, settings):
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 1024  # streamed to a temporary file, as a file over 2.5 MB is
+    data = ("# 規程\n" + "本文。" * 500).encode()
+    response = as_user(api, owner).post(
+        "/api/v1/documents/", {"file": upload("a." + "あ" * 90, data)}, format="multipart"
+    )
+
+    assert response.status_code == 400
+    assert "ファイル名が長すぎます" in response.json()["file"][0]
+
+
+def test_a_large_upload_keeps_its_name(api, owner, settings):
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 1024
+    data = ("# 出張旅費規程\n" + "国内出張の日当は1日あたり2,000円とする。\n" * 60).encode()
+    response = as_user(api, owner).post("/api/v1/documents/", {"file": upload("travel.md", data)}, format="multipart")
+
+    assert response.status_code == 201
+    assert response.json()["filename"] == "travel.md"
+
+
+def test_nfd_spelling_of_an_existing_name_is_a_collision(api, owner):
+    as_user(api, owner).post("/api/v1/documents/", {"file": upload(GA_NFC, TRAVEL_MD.encode())}, format="multipart")
+
+    response = api.post("/api/v1/documents/", {"file": upload(GA_NFD, WIFI_TXT.encode())}, format="multipart")
+
+    assert response.status_code == 400
+    assert f"「{GA_NFC}」という名前の文書は既にあります" in response.json()["file"][0]
+    assert list(Document.objects.values_list("filename", flat=True)) == [GA_NFC]
+
+
 def test_missing_file_is_400(api, owner):
     response = as_user(api, owner).post("/api/v1/documents/", {"title": "x"}, format="multipart")
 
@@ -232,6 +286,20 @@ def test_bad_new_version_is_400_and_live_version_keeps_answering(api, owner, tra
     assert any("2,000円" in h.text for h in search(user=owner, query="国内出張の日当はいくらですか").hits)
 
 
+def test_new_version_with_a_too_long_name_is_400_and_nothing_written(api, owner, travel):
+    before, paths_before = _state(travel), stored_paths()
+    response = as_user(api, owner).post(
+        f"/api/v1/documents/{travel.pk}/versions/",
+        {"file": upload(LONG_NAME, TRAVEL_MD_V2.encode())},
+        format="multipart",
+    )
+
+    assert response.status_code == 400
+    assert "ファイル名が長すぎます" in response.json()["file"][0]
+    assert _state(travel) == before
+    assert stored_paths() == paths_before
+
+
 def test_reindex(api, owner, travel):
     Document.objects.filter(pk=travel.pk).update(status=Document.Status.FAILED, status_message="前回の失敗")
     response = as_user(api, owner).post(f"/api/v1/documents/{travel.pk}/reindex/")
@@ -254,8 +322,8 @@ def test_delete_removes_it_everywhere(api, owner, travel):
 # --- schema ------------------------------------------------------------------------------
 
 
-def test_schema_describes_the_documents_operations(api):
-    schema = yaml.safe_load(api.get("/api/schema/").content)
+def test_schema_describes_the_documents_operations(api, owner):
+    schema = yaml.safe_load(as_user(api, owner).get("/api/schema/").content)
     paths = schema["paths"]
 
     assert set(paths["/api/v1/documents/"]) >= {"get", "post"}

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from documents.models import Document, DocumentVersion
 from documents.vectorstore import DenseIndex
 from qa.retrieval import search
-from tests.documents.conftest import TRAVEL_MD, TRAVEL_MD_V2, WIFI_TXT
+from tests.documents.conftest import GA_NFC, GA_NFD, TRAVEL_MD, TRAVEL_MD_V2, WIFI_TXT
 
 pytestmark = pytest.mark.django_db
 
@@ -76,6 +76,21 @@ def test_import_reports_refused_files_and_fails(owner, tmp_path):
 
     assert "fake.md" in err.getvalue() and "バイナリ" in err.getvalue()
     assert list(Document.objects.values_list("filename", flat=True)) == ["good.md"]
+
+
+def test_import_of_an_nfd_file_name_updates_the_document_its_nfc_twin_made(owner, tmp_path):
+    (tmp_path / GA_NFC).write_text(TRAVEL_MD, encoding="utf-8")
+    run("import_documents", str(tmp_path), "--owner", "owner")
+    (tmp_path / GA_NFC).unlink()
+    (tmp_path / GA_NFD).write_text(TRAVEL_MD_V2, encoding="utf-8")  # the same folder copied from a Mac
+
+    output = run("import_documents", str(tmp_path), "--owner", "owner")
+
+    assert f"updated   {GA_NFC}" in output
+    assert "0 created, 1 updated, 0 unchanged, 0 failed" in output
+    document = Document.objects.get()
+    assert document.filename == GA_NFC
+    assert document.live_version.number == 2
 
 
 def test_import_needs_an_existing_owner_and_directory(owner, tmp_path):
@@ -163,7 +178,7 @@ def test_import_indexes_files_in_one_batch_and_isolates_a_failing_one(db, tmp_pa
     real_upsert = collection.upsert
     calls: list[int] = []
 
-    def upsert(**kwargs):  # noqa: ANN003
+    def upsert(**kwargs):
         versions = {m["version_id"] for m in kwargs["metadatas"]}
         calls.append(len(versions))
         if DocumentVersion.objects.filter(pk__in=versions, document__filename="broken.md").exists():

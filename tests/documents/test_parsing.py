@@ -6,7 +6,9 @@ import codecs
 
 import pytest
 
-from documents.parsing import SUPPORTED_EXTENSIONS, ParseError, normalize_for_index, parse_file
+from documents.parsing import SUPPORTED_EXTENSIONS, ParseError, parse_file
+from documents.segmentation import tokens
+from ragportal.text import fold
 from tests.documents.fixtures import (
     JIS_ONLY_TEXT,
     POLICY_TEXT,
@@ -18,11 +20,11 @@ from tests.documents.fixtures import (
 )
 
 
-def _titles(doc) -> list[tuple[int, str]]:  # noqa: ANN001
+def _titles(doc) -> list[tuple[int, str]]:
     return [(h.level, h.title) for h in doc.headings]
 
 
-def _heading_lines(doc) -> list[str]:  # noqa: ANN001
+def _heading_lines(doc) -> list[str]:
     """The text at each heading's start, up to the end of that line."""
     return [doc.text[h.start :].split("\n", 1)[0] for h in doc.headings]
 
@@ -65,7 +67,7 @@ def test_shift_jis_wave_dash_reads_as_windows_tilde() -> None:
     # Shift_JIS 0x8160 is 〜 in JIS but ～ in CP932; Windows files mean the latter.
     doc = parse_file("time.txt", "9:00〜18:00".encode("shift_jis"))
     assert doc.text == "9:00～18:00"
-    assert normalize_for_index(doc.text) == "9:00~18:00"
+    assert fold(doc.text) == "9:00~18:00"
 
 
 def test_iso_2022_jp_mail_text_decodes() -> None:
@@ -229,7 +231,7 @@ def test_pdf_without_text_layer_is_refused() -> None:
     ],
     ids=["truncated", "garbage-after-header", "header-only"],
 )
-def test_corrupt_pdf_is_refused(mangle) -> None:  # noqa: ANN001
+def test_corrupt_pdf_is_refused(mangle) -> None:
     error = _parse_error("broken.pdf", mangle(make_pdf(["本文です。"])))
     assert error.code == "corrupt_pdf"
     assert error.user_message == "PDFファイルが壊れているため読み込めません"
@@ -312,14 +314,16 @@ def test_corrupt_docx_is_refused(data: bytes) -> None:
 
 
 def test_docx_whose_body_inflates_beyond_the_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    import documents.parsing
+    import documents.inflation
 
     data = make_docx([("p", "本文" * 1000)])
     assert parse_file("ok.docx", data).text == "本文" * 1000
-    monkeypatch.setattr(documents.parsing, "MAX_DOCX_BODY_BYTES", 2000)
-    error = _parse_error("bomb.docx", data)
+    monkeypatch.setattr(documents.inflation, "MAX_ZIP_MEMBER_BYTES", 2 * 1024 * 1024)
+    monkeypatch.setattr(documents.inflation, "ZIP_RATIO_FLOOR", 10**9)
+    big = make_docx([("p", "本文" * 400_000)])  # word/document.xml inflates to about 2.4 MB
+    error = _parse_error("bomb.docx", big)
     assert error.code == "too_large"
-    assert "大きすぎる" in error.user_message
+    assert error.user_message == "展開後のサイズが大きすぎるため、このファイルは受け付けられません（上限 2 MB）"
 
 
 def test_old_word_file_renamed_to_docx_is_unsupported() -> None:
@@ -419,9 +423,8 @@ def test_parse_error_messages_are_japanese_for_every_code() -> None:
 # --- normalisation for the index ------------------------------------------------------------
 
 
-def test_normalize_for_index_folds_width_and_case_only_for_indexing() -> None:
-    assert normalize_for_index("ＶＰＮ接続はﾊﾟｽﾜｰﾄﾞ①で") == "vpn接続はパスワード1で"
-    assert normalize_for_index("Wi-Fi") == "wi-fi"
+def test_half_width_text_is_kept_for_display_and_folded_only_for_the_index() -> None:
     original = "ﾊﾟｽﾜｰﾄﾞ"
     doc = parse_file("a.txt", original.encode("cp932"))
-    assert doc.text == original  # display text keeps the half-width form
+    assert doc.text == original  # display text (and citation offsets) keep the half-width form
+    assert tokens(doc.text) == tokens("パスワード")

@@ -15,6 +15,9 @@ from documents.services import document_delete, document_ingest, document_reinde
 from documents.vectorstore import DenseIndex
 from qa.retrieval import search
 from tests.documents.conftest import (
+    GA_NFC,
+    GA_NFD,
+    LONG_NAME,
     TRAVEL_MD,
     TRAVEL_MD_V2,
     WIFI_TXT,
@@ -23,6 +26,7 @@ from tests.documents.conftest import (
     fts_rows,
     ingest,
     stored_files,
+    stored_paths,
 )
 from tests.documents.fixtures import JIS_ONLY_TEXT, make_docx, make_pdf
 
@@ -45,7 +49,7 @@ def _assert_offsets_exact(document: Document) -> list[Chunk]:
     return chunks
 
 
-def _texts(user, query: str) -> list[str]:  # noqa: ANN001
+def _texts(user, query: str) -> list[str]:
     return [hit.text for hit in search(user=user, query=query).hits]
 
 
@@ -135,7 +139,7 @@ def test_replacement_goes_live_and_old_text_is_no_longer_searchable(owner, trave
 def test_failed_replacement_leaves_the_old_version_answering(owner, travel, monkeypatch):
     old_version = travel.live_version
 
-    def broken_add(self, ids, embeddings, metadatas):  # noqa: ANN001, ANN202
+    def broken_add(self, ids, embeddings, metadatas):
         raise RuntimeError("vector store unavailable")
 
     monkeypatch.setattr(DenseIndex, "add", broken_add)
@@ -218,6 +222,26 @@ def test_name_collision_is_refused_and_nothing_stored(owner, other_owner, travel
     assert set(stored_files()) == files_before
 
 
+def test_nfd_spelling_of_a_name_collides_with_its_nfc_twin(owner, other_owner):
+    ingest(owner, filename=GA_NFC)
+    with pytest.raises(ValidationError) as info:
+        ingest(other_owner, filename=GA_NFD, text=WIFI_TXT)
+
+    assert f"「{GA_NFC}」という名前の文書は既にあります" in info.value.messages[0]
+    assert list(Document.objects.values_list("filename", flat=True)) == [GA_NFC]
+
+
+def test_too_long_name_is_refused_before_anything_is_written(owner, travel):
+    paths_before = stored_paths()
+    for document in (None, travel):  # a new document, and a new version of one
+        with pytest.raises(ValidationError) as info:
+            ingest(owner, filename=LONG_NAME, text=TRAVEL_MD_V2, document=document)
+        assert info.value.code == "filename_too_long"
+
+    assert DocumentVersion.objects.count() == 1
+    assert stored_paths() == paths_before
+
+
 # --- races: late or concurrent indexing runs ----------------------------------------
 
 
@@ -246,7 +270,7 @@ def test_a_failing_rerun_of_the_live_version_keeps_it_in_both_indexes(owner, mon
     live = document.live_version
     before = dense_ids_for(live.pk)
 
-    def broken(*args, **kwargs):  # noqa: ANN002, ANN003
+    def broken(*args, **kwargs):
         raise RuntimeError("chroma unavailable")
 
     monkeypatch.setattr(DenseIndex, "add", broken)

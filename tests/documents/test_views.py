@@ -18,7 +18,18 @@ from documents.models import Document, DocumentVersion
 from documents.vectorstore import DenseIndex
 from qa.models import Answer
 from qa.retrieval import search
-from tests.documents.conftest import TRAVEL_MD, TRAVEL_MD_V2, WIFI_TXT, fts_rows, ingest, stored_files
+from tests.documents.conftest import (
+    GA_NFC,
+    GA_NFD,
+    LONG_NAME,
+    TRAVEL_MD,
+    TRAVEL_MD_V2,
+    WIFI_TXT,
+    fts_rows,
+    ingest,
+    stored_files,
+    stored_paths,
+)
 from tests.documents.fixtures import docx_with_broken_body, make_docx, make_image_only_pdf, make_pdf, zip_bytes
 from tests.qa.answer_rows import make_answer
 
@@ -28,7 +39,7 @@ HTMX = {"HX-Request": "true"}
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + bytes(64)
 
 
-def signed_in(client: Client, user) -> Client:  # noqa: ANN001
+def signed_in(client: Client, user) -> Client:
     client.force_login(user)
     return client
 
@@ -37,7 +48,7 @@ def upload(name: str, data: bytes) -> SimpleUploadedFile:
     return SimpleUploadedFile(name, data, content_type="application/octet-stream")
 
 
-def content(response) -> str:  # noqa: ANN001
+def content(response) -> str:
     return response.content.decode()
 
 
@@ -221,6 +232,52 @@ def test_name_already_used_by_another_document_is_refused(client, owner, other_o
     assert set(stored_files()) == files_before
 
 
+@pytest.mark.parametrize("headers", [{}, HTMX], ids=["page", "htmx"])
+def test_too_long_file_name_is_refused_before_anything_is_written(client, owner, headers):
+    paths_before = stored_paths()
+    response = signed_in(client, owner).post(
+        "/documents/upload/", {"file": upload(LONG_NAME, TRAVEL_MD.encode())}, headers=headers
+    )
+
+    assert response.status_code == 400
+    assert "ファイル名が長すぎます" in content(response)
+    assert not Document.objects.exists()
+    assert not DocumentVersion.objects.exists()
+    assert stored_paths() == paths_before  # not even an empty directory
+
+
+def test_large_upload_with_a_too_long_extension_is_refused_not_a_server_error(client, owner, settings):
+    settings.FILE_UPLOAD_MAX_MEMORY_SIZE = 1024  # streamed to a temporary file, as a file over 2.5 MB is
+    paths_before = stored_paths()
+    data = ("# 規程\n" + "本文。" * 500).encode()
+    response = signed_in(client, owner).post("/documents/upload/", {"file": upload("a." + "あ" * 90, data)})
+
+    assert response.status_code == 400
+    assert "ファイル名が長すぎます" in content(response)
+    assert not Document.objects.exists()
+    assert stored_paths() == paths_before
+
+
+def test_nfd_spelling_of_an_uploaded_name_is_the_same_document(client, owner):
+    signed_in(client, owner).post("/documents/upload/", {"file": upload(GA_NFC, TRAVEL_MD.encode())})
+    files_before = set(stored_files())
+
+    response = client.post("/documents/upload/", {"file": upload(GA_NFD, WIFI_TXT.encode())})
+
+    assert response.status_code == 400
+    assert f"「{GA_NFC}」という名前の文書は既にあります" in content(response)
+    assert list(Document.objects.values_list("filename", flat=True)) == [GA_NFC]
+    assert set(stored_files()) == files_before
+
+
+def test_nfd_upload_stores_the_nfc_name(client, owner):
+    signed_in(client, owner).post("/documents/upload/", {"file": upload(GA_NFD, TRAVEL_MD.encode())})
+
+    document = Document.objects.get()
+    assert document.filename == GA_NFC
+    assert document.versions.get().original_name == GA_NFC
+
+
 def test_upload_without_a_file_is_a_form_error(client, owner):
     response = signed_in(client, owner).post("/documents/upload/", {"title": "x"})
 
@@ -360,10 +417,23 @@ def test_bad_replacement_is_refused_and_live_version_keeps_answering(client, own
     assert "ファイルが空です" in content(response)
 
 
+@pytest.mark.parametrize("headers", [{}, HTMX], ids=["page", "htmx"])
+def test_replacement_with_a_too_long_name_is_refused_and_writes_nothing(client, owner, travel, headers):
+    before, paths_before = _state(travel), stored_paths()
+    response = signed_in(client, owner).post(
+        f"/documents/{travel.pk}/versions/", {"file": upload(LONG_NAME, TRAVEL_MD_V2.encode())}, headers=headers
+    )
+
+    assert response.status_code == 400
+    assert "ファイル名が長すぎます" in content(response)
+    assert _state(travel) == before
+    assert stored_paths() == paths_before
+
+
 def test_replacement_whose_indexing_fails_reports_it_and_keeps_old_version(client, owner, travel, monkeypatch):
     old = travel.live_version
 
-    def broken_add(self, ids, embeddings, metadatas):  # noqa: ANN001, ANN202
+    def broken_add(self, ids, embeddings, metadatas):
         raise RuntimeError("chroma is down")
 
     monkeypatch.setattr(DenseIndex, "add", broken_add)

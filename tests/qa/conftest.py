@@ -26,7 +26,7 @@ DEMO_CORPUS = Path(__file__).resolve().parents[2] / "documents" / "demo_corpus"
 
 
 @pytest.fixture
-def ingest(owner) -> Callable[..., Document]:  # noqa: ANN001
+def ingest(owner) -> Callable[..., Document]:
     """``ingest(name, *, text=None, filename=None, groups=(), document=None)``: upload as ``owner``.
 
     Goes through the real pipeline (parse, chunk, embed, index; the immediate
@@ -58,7 +58,7 @@ def ingest(owner) -> Callable[..., Document]:  # noqa: ANN001
 
 
 @pytest.fixture
-def anthropic_server(settings) -> Iterator[FakeServer]:  # noqa: ANN001
+def anthropic_server(settings) -> Iterator[FakeServer]:
     """A fake Anthropic Messages API; settings point the anthropic provider at it (no retries)."""
     server = FakeServer()
     server.start()

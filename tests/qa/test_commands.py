@@ -66,7 +66,7 @@ def test_ask_defaults_to_the_first_superuser(ingest, admin_user):
     assert Answer.objects.get().user == admin_user
 
 
-def test_ask_errors_are_command_errors(db):  # noqa: ANN001
+def test_ask_errors_are_command_errors(db):
     with pytest.raises(CommandError, match="no superuser"):
         ask(QUESTION)
     with pytest.raises(CommandError, match="nobody"):

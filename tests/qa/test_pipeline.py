@@ -20,7 +20,7 @@ UNGROUNDED = "関連する文書を十分に見つけられませんでした"
 
 
 @pytest.fixture
-def attendance(ingest):  # noqa: ANN001, ANN201
+def attendance(ingest):
     return ingest("attendance.md")
 
 

@@ -17,7 +17,7 @@ S1 = "有給休暇は入社6ヶ月後に10日付与されます。"
 S2 = "申請は3日前までに行います。"
 
 
-def _two_sentence_answer(user, **fields):  # noqa: ANN001, ANN202
+def _two_sentence_answer(user, **fields):
     citations = [
         {"n": 1, "filename": "attendance.md", "section": "有給休暇", "cited_text": S1, "quote_verified": True},
         {"n": 2, "filename": "attendance.md", "section": "申請", "cited_text": S2, "quote_verified": True},

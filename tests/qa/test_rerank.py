@@ -109,7 +109,7 @@ def test_the_keyword_index_returns_stored_bodies_for_the_asked_chunks_only():
     db = sqlite3.connect(":memory:")
 
     @contextmanager
-    def cursor():  # noqa: ANN202
+    def cursor():
         cur = db.cursor()
         try:
             yield cur
@@ -174,8 +174,8 @@ def test_the_engine_never_moves_a_document_only_its_chunks(sibling_index, questi
     from qa.engine import EngineConfig, HybridEngine
 
     def run(weight: float) -> list[int]:
-        engine = HybridEngine(sibling_index.dense, sibling_index.keyword, EngineConfig(rerank_weight=weight))
-        result = engine.search(question=question, expanded_query=question)
+        engine = HybridEngine(sibling_index.dense, sibling_index.keyword, EngineConfig.from_settings(rerank_weight=weight))
+        result = engine.search(query=question)
         assert "rerank" in result.timings
         return [c.chunk_id for c in result.candidates]
 

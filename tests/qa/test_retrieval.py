@@ -31,7 +31,7 @@ RESTRICTED_QUERIES = [
 
 
 @pytest.fixture
-def manager(db) -> User:  # noqa: ANN001
+def manager(db) -> User:
     user = User.objects.create_user(username="manager", password=PASSWORD)
     user.groups.add(Group.objects.get_or_create(name="managers")[0])
     return user
@@ -45,7 +45,7 @@ def restricted_excerpt() -> str:
 
 
 @pytest.fixture
-def acl_docs(ingest):  # noqa: ANN001, ANN201
+def acl_docs(ingest):
     """attendance.md open to everyone, evaluation.md restricted to "managers" (uploaded by ``owner``)."""
     return ingest("attendance.md"), ingest(text=restricted_excerpt(), filename="evaluation.md", groups=["managers"])
 
@@ -102,7 +102,7 @@ ALLOWANCE_V2 = "# 住宅手当規程\n\n## 支給額\n住宅手当は月額28,00
 
 
 @pytest.fixture
-def replaced_document(ingest):  # noqa: ANN001, ANN201
+def replaced_document(ingest):
     """housing.md uploaded, then replaced by a version with a different amount; returns (document, old chunk ids)."""
     document = ingest(text=ALLOWANCE_V1, filename="housing.md")
     old_version_id = document.live_version_id
@@ -149,7 +149,7 @@ AMBIGUOUS = "在宅勤務の申請はいつまでに行いますか？"
 
 
 @pytest.fixture
-def overlapping_docs(ingest, settings):  # noqa: ANN001, ANN201
+def overlapping_docs(ingest, settings):
     settings.RAG_CLARIFY_GAP = 0.5
     return ingest(text=REMOTE_HQ, filename="remote_hq.md"), ingest(text=REMOTE_FACTORY, filename="remote_factory.md")
 
@@ -305,7 +305,7 @@ def test_gemini_llm_keywords_use_a_list_schema(settings):
         assert schema["type"].lower() == "array" and schema["items"]["type"].lower() == "string"
 
         server.script(Reply(status=503, body={"error": {"code": 503, "message": "down", "status": "UNAVAILABLE"}}))
-        with pytest.raises(Exception):  # noqa: B017,PT011 - any failure; expand() catches them all
+        with pytest.raises(Exception):  # noqa: B017 - any failure; expand() catches them all
             llm_keywords("有給は何日もらえる？")
     finally:
         server.stop()

@@ -154,7 +154,7 @@ def test_unknown_document_is_a_form_error(client, employee):
 
 
 @pytest.fixture
-def demo_docs(owner):  # noqa: ANN001, ANN201
+def demo_docs(owner):
     return ingest_demo(owner, "attendance.md", "expense.md")
 
 

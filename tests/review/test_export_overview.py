@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 QUEUE = "/admin/qa/answer/"
 
 
-def read_csv(response) -> list[dict[str, str]]:  # noqa: ANN001
+def read_csv(response) -> list[dict[str, str]]:
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
     text = b"".join(response.streaming_content).decode("utf-8")

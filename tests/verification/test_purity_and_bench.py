@@ -12,6 +12,8 @@ from verification.bench import seed_verdicts, time_verify
 
 ROOT = Path(__file__).resolve().parents[2]
 PURE_MODULES = [
+    "ragportal.text",
+    "verification.flags",
     "verification.textnorm",
     "verification.citations",
     "verification.quotes",

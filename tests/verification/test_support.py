@@ -22,35 +22,19 @@ def sentences(text: str) -> list[str]:
     return [text[s:e] for s, e in split_sentences(text)]
 
 
+# The splitting rules themselves are pinned in tests/test_text.py; an answer's
+# sentences keep their citations and list markers, so every claim gets checked.
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("有給は10日です。申請は3日前までです。", ["有給は10日です。", "申請は3日前までです。"]),
-        ("本当ですか？はい！そうです。", ["本当ですか？", "はい！", "そうです。"]),
-        ("終わり？！次。", ["終わり？！", "次。"]),
-        # A terminator inside quotes or brackets does not end the sentence.
-        ("「はい。そうです。」と言った。次です。", ["「はい。そうです。」と言った。", "次です。"]),
-        ("注意（例：遅刻。早退。）があります。", ["注意（例：遅刻。早退。）があります。"]),
-        # A citation right after the terminator stays with its sentence.
         ("10日付与されます。(attendance.md)次です。", ["10日付与されます。(attendance.md)", "次です。"]),
         ("10日付与されます。 [1] 次です。", ["10日付与されます。 [1]", "次です。"]),
         ("10日です。（出典：attendance.md）", ["10日です。（出典：attendance.md）"]),
-        # Not a citation: a following bracket that starts the next sentence.
-        ("10日です。（なお、3日前までに申請）", ["10日です。", "（なお、3日前までに申請）"]),
-        # Line breaks end sentences (bullet lists); numbered markers and decimals do not.
         ("- 9:00〜18:00です\n- 休憩は1時間", ["- 9:00〜18:00です", "- 休憩は1時間"]),
         ("1. 領収書を保管\n2. 申請する", ["1. 領収書を保管", "2. 申請する"]),
-        ("上限は1.5万円です。", ["上限は1.5万円です。"]),
-        # English.
-        ("Paid leave is 10 days. Apply 3 days ahead.", ["Paid leave is 10 days.", "Apply 3 days ahead."]),
-        ("See e.g. attendance.md for details.", ["See e.g. attendance.md for details."]),
-        ("", []),
-        ("  \n\n ", []),
-        # An unclosed bracket does not swallow the following lines.
-        ("（注：未完\n次の文です。", ["（注：未完", "次の文です。"]),
     ],
 )
-def test_split_sentences(text: str, expected: list[str]) -> None:
+def test_split_sentences_of_an_answer(text: str, expected: list[str]) -> None:
     assert sentences(text) == expected
 
 
@@ -128,6 +112,8 @@ def test_extract_quantities(text: str, expected: list[tuple[float, str, str]]) -
         # English answer on Japanese evidence: judged on its numbers.
         ("Paid leave of 10 days is granted six months after joining.", ATTENDANCE, True, "supported"),
         ("Paid leave of 15 days is granted after joining.", ATTENDANCE, False, "number_not_in_evidence"),
+        # ... also when it names the Japanese system it is about.
+        ("Apply through 勤怠くん at least 3 days in advance.", ATTENDANCE, True, "supported"),
         # English on English evidence: words are compared.
         ("Passwords are reset on the portal.", "You can reset passwords on the portal.", True, "supported"),
         ("Laptops are replaced every year by facilities.", "You can reset passwords on the portal.", False,

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import unicodedata
-
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from verification.textnorm import is_ascii_word, nfkc, normalize, normalize_with_map
+from verification.textnorm import is_ascii_word, normalize, normalize_with_map
 
 
 @pytest.mark.parametrize(
@@ -46,17 +42,3 @@ def test_map_points_back_into_the_original() -> None:
 def test_is_ascii_word(ch: str, expected: bool) -> None:
     assert is_ascii_word(ch) is expected
 
-
-ALPHABET = st.sampled_from(
-    [chr(c) for c in range(0x20, 0x7F)]
-    + [chr(c) for c in range(0x3000, 0x3100)]
-    + [chr(c) for c in range(0xFF00, 0xFFEF)]
-    + [chr(c) for c in range(0x3300, 0x3310)]
-    + ["有", "給", "\u3099", "\u309a", "\uf900", "é", "ß", "\u2010", "\u301c"]
-)
-
-
-@settings(max_examples=300, deadline=None)
-@given(text=st.text(alphabet=ALPHABET, max_size=30))
-def test_property_fast_nfkc_equals_nfkc(text: str) -> None:
-    assert nfkc(text) == unicodedata.normalize("NFKC", text)

@@ -36,7 +36,7 @@ GRANTS: dict[str, list[tuple[str, str]]] = {
 }
 
 
-def _permissions(apps, group_name: str) -> list:  # noqa: ANN001 - historical app registry
+def _permissions(apps, group_name: str) -> list:
     Permission = apps.get_model("auth", "Permission")
     wanted = GRANTS[group_name]
     found = []
@@ -45,7 +45,7 @@ def _permissions(apps, group_name: str) -> list:  # noqa: ANN001 - historical ap
     return found
 
 
-def grant(apps, schema_editor) -> None:  # noqa: ANN001
+def grant(apps, schema_editor) -> None:
     create_permissions(global_apps.get_app_config("qa"), verbosity=0, apps=apps, using=schema_editor.connection.alias)
     Group = apps.get_model("auth", "Group")
     for group_name in GRANTS:
@@ -53,7 +53,7 @@ def grant(apps, schema_editor) -> None:  # noqa: ANN001
         group.permissions.add(*_permissions(apps, group_name))
 
 
-def revoke(apps, schema_editor) -> None:  # noqa: ANN001
+def revoke(apps, schema_editor) -> None:
     Group = apps.get_model("auth", "Group")
     for group_name in GRANTS:
         group = Group.objects.filter(name=group_name).first()

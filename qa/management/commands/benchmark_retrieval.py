@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from documents.embeddings import embed_passages
 from documents.indexing import IndexItem
 from qa.evaluation import ThrowawayIndex, build_corpus, progress_printer, read_jsonl
-from qa.retrieval import engine_config
+from qa.engine import EngineConfig
 from qa.engine import HybridEngine
 
 
@@ -64,16 +64,16 @@ class Command(BaseCommand):
                         [{"document_id": it.document_id, "version_id": it.version_id} for it in items[i : i + 2000]],
                     )
                 index.keyword.add((it.chunk_id, it.version_id, f"{it.title} {it.heading_path} {it.text}") for it in items)
-                engine = HybridEngine(index.dense, index.keyword, engine_config())
-                engine.search(question=sample[0], expanded_query=sample[0])  # warm
+                engine = HybridEngine(index.dense, index.keyword, EngineConfig.from_settings())
+                engine.search(query=sample[0])  # warm
                 totals, filtered = [], []
                 allowed = list(range(1, size // 4 + 1, 2))  # half the documents: the ACL filter path
                 for q in sample:
                     t0 = time.perf_counter()
-                    engine.search(question=q, expanded_query=q)
+                    engine.search(query=q)
                     totals.append((time.perf_counter() - t0) * 1000)
                     t0 = time.perf_counter()
-                    engine.search(question=q, expanded_query=q, version_ids=allowed)
+                    engine.search(query=q, version_ids=allowed)
                     filtered.append((time.perf_counter() - t0) * 1000)
                 results[size] = {
                     "p50_ms": round(float(np.percentile(totals, 50)), 2),

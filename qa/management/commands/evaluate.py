@@ -8,7 +8,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from qa.evaluation import evaluate, read_jsonl, summary_table
-from qa.retrieval import engine_config
+from qa.engine import EngineConfig
 
 
 class Command(BaseCommand):
@@ -51,7 +51,7 @@ class Command(BaseCommand):
             k=int(options["k"]),
             answers=bool(options["answers"]),
             rules=rules,
-            config=engine_config(),
+            config=EngineConfig.from_settings(),
             max_chars=settings.RAG_CHUNK_SIZE,
             overlap=settings.RAG_CHUNK_OVERLAP,
             min_similarity=settings.RAG_MIN_SIMILARITY,

@@ -53,7 +53,7 @@ class FakeServer:
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence test output
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server naming
+            def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(length).decode("utf-8")
                 try:

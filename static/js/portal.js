@@ -1,0 +1,70 @@
+// The portal's behaviour beyond htmx attributes. The Content-Security-Policy
+// allows no inline code (no <script> blocks, no onchange=, no hx-on), so every
+// handler lives here, listens on the document and finds its element by a data
+// attribute or an id: it works for fragments htmx swaps in later, too.
+"use strict";
+
+// The language switch in the header submits on change (without JavaScript it has an OK button).
+document.addEventListener("change", function (event) {
+  const select = event.target;
+  if (select.matches && select.matches("select[data-submit-on-change]") && select.form) {
+    select.form.submit();
+  }
+});
+
+// --- the question box (templates/qa/chat.html) ---------------------------------
+
+function isAskForm(element) {
+  return element && element.id === "ask-form";
+}
+
+// An answer was appended to the conversation: clear the box, old errors and the first-visit hint.
+document.addEventListener("htmx:afterRequest", function (event) {
+  const form = event.target;
+  if (!isAskForm(form) || !event.detail.successful || !event.detail.target || event.detail.target.id !== "conversation") {
+    return;
+  }
+  form.reset();
+  document.getElementById("ask-errors").innerHTML = "";
+  const hint = document.getElementById("empty-hint");
+  if (hint) {
+    hint.remove();
+  }
+});
+
+// The server failed (5xx, or a network error): say so where the form's errors go.
+document.addEventListener("htmx:responseError", function (event) {
+  const form = event.target;
+  if (isAskForm(form)) {
+    document.getElementById("ask-errors").textContent = form.dataset.failedMessage;
+  }
+});
+
+// --- forms that answer a refused file with HTTP 400 and themselves (templates/documents/partials/) ---
+
+function swapsBadRequest(event) {
+  const xhr = event.detail.xhr;
+  const target = event.target;
+  return xhr && xhr.status === 400 && target.closest && target.closest("[data-swaps-400]") !== null;
+}
+
+// htmx does not swap a 4xx response by default: these forms' 400 is the form with its messages.
+document.addEventListener("htmx:beforeSwap", function (event) {
+  if (swapsBadRequest(event)) {
+    event.detail.shouldSwap = true;
+    event.detail.isError = false;
+  }
+});
+
+// django-htmx's DEBUG helper (make run) shows any 400 answer to htmx as a whole page.
+// This capture-phase listener runs first and keeps these forms' answers from reaching it;
+// htmx itself goes on to swap them (above).
+document.addEventListener(
+  "htmx:beforeOnLoad",
+  function (event) {
+    if (swapsBadRequest(event)) {
+      event.stopPropagation();
+    }
+  },
+  true,
+);
