@@ -31,7 +31,7 @@ from documents.serializers import (
     VersionUploadInputSerializer,
 )
 from documents.services import document_delete, document_ingest, document_reindex
-from qa.api import AUTHENTICATION, Pagination
+from ragportal.api import Pagination
 from ragportal.parsers import JSONParser
 
 BAD_REQUEST = OpenApiResponse(OpenApiTypes.OBJECT, description="入力エラー（フィールドごとのメッセージ。ファイルの問題は file に）")
@@ -60,7 +60,6 @@ def _detail(document: Document) -> dict:
 
 
 class DocumentsAPIView(APIView):
-    authentication_classes = AUTHENTICATION
     permission_classes = [IsAuthenticated, IsDocumentOwner]
 
 

@@ -25,7 +25,7 @@ from documents.filenames import clean_filename
 from documents.indexing import IndexItem, index_items, remove_versions
 from documents.keyword_index import live_keyword_index
 from documents.models import Chunk, Document, DocumentVersion
-from documents.parsing import ParseError, parse_file
+from documents.parsing import ParsedDocument, ParseError, parse_file
 from documents.selectors import document_named
 from documents.vectorstore import DenseIndex, live_collection
 
@@ -36,7 +36,7 @@ def _dense() -> DenseIndex:
     return DenseIndex(live_collection())
 
 
-def _parse(filename: str, data: bytes):  # noqa: ANN202
+def _parse(filename: str, data: bytes) -> ParsedDocument:
     try:
         return parse_file(
             filename,
@@ -78,62 +78,15 @@ def document_ingest(
 
     with transaction.atomic():
         if document is None:
-            duplicate = ValidationError(
-                _("「%(name)s」という名前の文書は既にあります。新しい版として差し替えるか、別の名前にしてください。")
-                % {"name": filename},
-                code="duplicate_filename",
-            )
-            if document_named(filename) is not None:
-                raise duplicate
-            try:
-                with transaction.atomic():  # two uploads of one name at once: the second gets the message
-                    document = Document.objects.create(
-                        title=(title or _title_from(parsed.text, filename))[:255], filename=filename, owner=owner
-                    )
-            except IntegrityError:
-                raise duplicate from None
+            title = title or _title_from(parsed.text, filename)
+            document = _document_create(owner=owner, filename=filename, title=title, groups=groups)
         else:
-            document = Document.objects.select_for_update().get(pk=document.pk)
-            if groups is not None:
-                document.groups.set(groups)  # access changes apply even when the content is unchanged
-                groups = None
-            latest = document.versions.order_by("-number").first()
-            if latest is not None and latest.sha256 == sha256:
+            document = _document_lock(document, groups=groups)
+            if _latest_sha256(document) == sha256:
                 return document
             if title:
                 document.title = title[:255]
-        if groups is not None:
-            document.groups.set(groups)
-
-        number = (document.versions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
-        version = DocumentVersion(
-            document=document,
-            number=number,
-            original_name=filename,
-            sha256=sha256,
-            size=len(data),
-            encoding=parsed.encoding,
-            text=parsed.text,
-            uploaded_by=owner,
-        )
-        version.file.save(filename, ContentFile(data), save=False)
-        version.save()
-        spans = chunk_document(parsed, max_chars=settings.RAG_CHUNK_SIZE, overlap=settings.RAG_CHUNK_OVERLAP)
-        Chunk.objects.bulk_create(
-            Chunk(
-                version=version,
-                document=document,
-                ordinal=s.ordinal,
-                heading_path=s.heading_path[:500],
-                text=s.text,
-                start=s.start,
-                end=s.end,
-            )
-            for s in spans
-        )
-        document.status = Document.Status.PENDING
-        document.status_message = ""
-        document.save(update_fields=["title", "status", "status_message", "updated_at"])
+        version = _version_add(document, owner=owner, filename=filename, data=data, parsed=parsed, sha256=sha256)
 
     if index:
         from documents.tasks import index_version_task
@@ -141,6 +94,96 @@ def document_ingest(
         index_version_task.enqueue(version.pk)
     document.refresh_from_db()
     return document
+
+
+def _document_create(*, owner, filename: str, title: str, groups: Iterable[Group] | None) -> Document:  # noqa: ANN001
+    """A new document named ``filename``, readable by ``groups``; a ``ValidationError`` when the name is taken.
+
+    The name is checked first, and again by the unique constraint: of two
+    uploads of one name at once, the second gets the same message.
+    """
+    duplicate = ValidationError(
+        _("「%(name)s」という名前の文書は既にあります。新しい版として差し替えるか、別の名前にしてください。")
+        % {"name": filename},
+        code="duplicate_filename",
+    )
+    if document_named(filename) is not None:
+        raise duplicate
+    try:
+        with transaction.atomic():
+            document = Document.objects.create(title=title[:255], filename=filename, owner=owner)
+    except IntegrityError:
+        raise duplicate from None
+    if groups is not None:
+        document.groups.set(groups)
+    return document
+
+
+def _document_lock(document: Document, *, groups: Iterable[Group] | None) -> Document:
+    """``document`` re-read and locked for a new version, with ``groups`` (when given) as its readers.
+
+    Access changes apply even when the upload turns out to be unchanged.
+    """
+    document = Document.objects.select_for_update().get(pk=document.pk)
+    if groups is not None:
+        document.groups.set(groups)
+    return document
+
+
+def _latest_sha256(document: Document) -> str | None:
+    """The checksum of ``document``'s latest version (``None`` without one): an identical upload adds no version."""
+    latest = document.versions.order_by("-number").first()
+    return latest.sha256 if latest is not None else None
+
+
+def _version_add(
+    document: Document,
+    *,
+    owner,  # noqa: ANN001
+    filename: str,
+    data: bytes,
+    parsed: ParsedDocument,
+    sha256: str,
+) -> DocumentVersion:
+    """Store the next version of ``document`` with its file and chunks; the document (and its title) is saved pending.
+
+    The version is not indexed yet: until it is, the live version keeps answering.
+    """
+    number = (document.versions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
+    version = DocumentVersion(
+        document=document,
+        number=number,
+        original_name=filename,
+        sha256=sha256,
+        size=len(data),
+        encoding=parsed.encoding,
+        text=parsed.text,
+        uploaded_by=owner,
+    )
+    version.file.save(filename, ContentFile(data), save=False)
+    version.save()
+    _chunks_store(version, parsed)
+    document.status = Document.Status.PENDING
+    document.status_message = ""
+    document.save(update_fields=["title", "status", "status_message", "updated_at"])
+    return version
+
+
+def _chunks_store(version: DocumentVersion, parsed: ParsedDocument) -> None:
+    """Split the parsed text into the version's chunks (sizes from RAG_CHUNK_SIZE and RAG_CHUNK_OVERLAP)."""
+    spans = chunk_document(parsed, max_chars=settings.RAG_CHUNK_SIZE, overlap=settings.RAG_CHUNK_OVERLAP)
+    Chunk.objects.bulk_create(
+        Chunk(
+            version=version,
+            document=version.document,
+            ordinal=s.ordinal,
+            heading_path=s.heading_path[:500],
+            text=s.text,
+            start=s.start,
+            end=s.end,
+        )
+        for s in spans
+    )
 
 
 def _title_from(text: str, filename: str) -> str:

@@ -16,8 +16,7 @@ on bad input; the forms opt in to swapping that response).
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
@@ -34,14 +33,12 @@ from django_htmx.http import HttpResponseClientRedirect, HttpResponseClientRefre
 
 from documents.forms import DocumentUploadForm, VersionUploadForm, read_upload
 from documents.models import Chunk, Document, DocumentVersion
+from documents.notices import notices_for
 from documents.roles import is_owner
 from documents.selectors import get_document_for_manager, manageable_documents
 from documents.services import document_delete, document_ingest, document_reindex
-from qa.models import Answer
-from verification.queue import documents_needing_fix
 
 # How many "needs a document fix" answers a page lists at most.
-FIX_NOTICE_LIMIT = 50
 
 
 def owner_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -78,36 +75,6 @@ def _announce(request: HttpRequest, document: Document, *, new_version: bool) ->
         messages.info(request, _("「%(name)s」を受け付けました。索引を作成しています。") % {"name": document.filename})
 
 
-def _fix_notices(user: Any, documents: Iterable[Document]) -> dict[int, list[Answer]]:
-    """Answers needing a document fix (``verification.queue``'s rule), grouped by the shown document they name.
-
-    An answer names a document through a citation (its row or its file name), the
-    document the question was restricted to, or its retrieved snapshot.
-    """
-    by_name = {d.filename: d.pk for d in documents}
-    if not by_name:
-        return {}
-    shown = set(by_name.values())
-    answers = documents_needing_fix(user).prefetch_related("citations").select_related("restricted_document")
-    answers = answers[:FIX_NOTICE_LIMIT]
-    notices: dict[int, list[Answer]] = defaultdict(list)
-    for answer in answers:
-        ids: set[int] = set()
-        for citation in answer.citations.all():
-            if citation.document_id:
-                ids.add(citation.document_id)
-            if citation.filename in by_name:
-                ids.add(by_name[citation.filename])
-        if answer.restricted_document_id:
-            ids.add(answer.restricted_document_id)
-        for item in answer.retrieved or []:
-            if isinstance(item, dict) and item.get("filename") in by_name:
-                ids.add(by_name[item["filename"]])
-        for pk in ids & shown:
-            notices[pk].append(answer)
-    return dict(notices)
-
-
 # --- list and upload ------------------------------------------------------------
 
 
@@ -122,7 +89,7 @@ def document_list(request: HttpRequest) -> HttpResponse:
         .prefetch_related("groups")
         .order_by("filename")
     )
-    notices = _fix_notices(request.user, documents)
+    notices = notices_for(request.user, documents)
     rows = [{"document": d, "fixes": notices.get(d.pk, [])} for d in documents]
     return render(
         request,
@@ -176,7 +143,7 @@ def _detail_context(request: HttpRequest, document: Document, replace_form: Vers
         "versions": versions,
         "shown_version": shown,
         "chunks": chunks,
-        "fixes": _fix_notices(request.user, [document]).get(document.pk, []),
+        "fixes": notices_for(request.user, [document]).get(document.pk, []),
         "replace_form": replace_form,
         "max_mb": settings.RAG_MAX_UPLOAD_MB,
     }

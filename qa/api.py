@@ -20,9 +20,7 @@ from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -33,7 +31,6 @@ from documents.models import Document
 from documents.selectors import visible_documents
 from qa import retrieval, selectors, services
 from qa.models import Answer, Conversation
-from qa.presenters import answer_payload
 from qa.serializers import (
     AnswerPayloadSerializer,
     AskInputSerializer,
@@ -46,10 +43,9 @@ from qa.serializers import (
     SearchOutputSerializer,
 )
 from qa.throttles import AskRateThrottle
+from ragportal.api import query_int
 from ragportal.parsers import JSONParser
 
-# Token first: its authenticate_header() turns "not signed in" into 401, not 403.
-AUTHENTICATION = [TokenAuthentication, SessionAuthentication]
 
 BAD_REQUEST = OpenApiResponse(OpenApiTypes.OBJECT, description="入力エラー（フィールドごとのメッセージ）")
 UNAUTHENTICATED = OpenApiResponse(OpenApiTypes.OBJECT, description="未認証")
@@ -64,45 +60,7 @@ def _field_errors(exc: DjangoValidationError) -> ValidationError:
     return ValidationError({"non_field_errors": exc.messages})
 
 
-def query_int(request: Request, name: str) -> int | None:
-    """The query parameter ``name`` as a non-negative integer (``None`` when absent or empty), else a 400.
-
-    Capped at what the database's id column holds: a larger number would reach
-    the driver and fail there (SQLite: ``OverflowError``, a 500), not match nothing.
-    """
-    raw = request.query_params.get(name)
-    if not raw:
-        return None
-    if not (raw.isascii() and raw.isdigit()):
-        raise ValidationError({name: [_("0以上の整数を指定してください。")]})
-    largest = connection.ops.integer_field_range("BigAutoField")[1]
-    digits = raw.lstrip("0") or "0"
-    # Length first: int() refuses (ValueError) strings of more than 4300 digits.
-    if len(digits) > len(str(largest)) or int(digits) > largest:
-        raise ValidationError({name: [_("%(max)d 以下の整数を指定してください。") % {"max": largest}]})
-    return int(digits)
-
-
-class Pagination(LimitOffsetPagination):
-    """limit/offset paging; unlike DRF's default, a malformed value is a 400, not silently ignored."""
-
-    default_limit = 20
-    max_limit = 100
-
-    def _strict(self, request: Request, name: str) -> None:
-        query_int(request, name)
-
-    def get_limit(self, request: Request) -> int | None:
-        self._strict(request, self.limit_query_param)
-        return super().get_limit(request)
-
-    def get_offset(self, request: Request) -> int:
-        self._strict(request, self.offset_query_param)
-        return super().get_offset(request)
-
-
 class QaAPIView(APIView):
-    authentication_classes = AUTHENTICATION
     parser_classes = [JSONParser]
 
 
@@ -138,7 +96,7 @@ class AskAPI(QaAPIView):
         except DjangoValidationError as exc:
             raise _field_errors(exc) from None
         answer = selectors.get_answer_for_user(request.user, answer.pk)
-        return Response(answer_payload(answer))
+        return Response(AnswerPayloadSerializer(answer).data)
 
 
 class SearchAPI(QaAPIView):
@@ -259,9 +217,7 @@ class FeedbackAPI(QaAPIView):
 
 
 class ConversationListAPI(generics.ListAPIView):
-    authentication_classes = AUTHENTICATION
     serializer_class = ConversationSerializer
-    pagination_class = Pagination
 
     def get_queryset(self) -> QuerySet[Conversation]:
         return selectors.conversations_for_user(self.request.user).annotate(answer_count=Count("answers"))
@@ -288,21 +244,18 @@ class ConversationDetailAPI(QaAPIView):
         if conversation is None:
             raise Http404
         answers = (
-            selectors.answers_for_user(request.user)
+            selectors.with_citations(selectors.answers_for_user(request.user))
             .filter(conversation=conversation)
             .order_by("created_at", "pk")
-            .prefetch_related("citations")
         )
         return Response(ConversationDetailSerializer(conversation, context={"answers": answers}).data)
 
 
 class AnswerListAPI(generics.ListAPIView):
-    authentication_classes = AUTHENTICATION
     serializer_class = AnswerPayloadSerializer
-    pagination_class = Pagination
 
     def get_queryset(self) -> QuerySet[Answer]:
-        answers = selectors.answers_for_user(self.request.user).prefetch_related("citations").order_by("-created_at", "-pk")
+        answers = selectors.with_citations(selectors.answers_for_user(self.request.user)).order_by("-created_at", "-pk")
         conversation = query_int(self.request, "conversation")
         if conversation is not None:
             answers = answers.filter(conversation_id=conversation)
@@ -325,4 +278,4 @@ class AnswerDetailAPI(QaAPIView):
         responses={200: AnswerPayloadSerializer, 401: UNAUTHENTICATED, 404: NOT_FOUND},
     )
     def get(self, request: Request, pk: int) -> Response:
-        return Response(answer_payload(selectors.get_answer_for_user(request.user, pk)))
+        return Response(AnswerPayloadSerializer(selectors.get_answer_for_user(request.user, pk)).data)

@@ -100,6 +100,7 @@ class Answer(models.Model):
     flag_fabricated_quote = models.BooleanField(default=False, db_index=True)
     flag_low_grounding = models.BooleanField(default=False, db_index=True)
     flag_unsupported_claim = models.BooleanField(default=False, db_index=True)
+    flag_answer_mismatch = models.BooleanField(default=False, db_index=True)
     flag_not_found = models.BooleanField(default=False, db_index=True)
     flag_low_retrieval = models.BooleanField(default=False, db_index=True)
     flag_provider_error = models.BooleanField(default=False, db_index=True)
@@ -141,6 +142,10 @@ class Citation(models.Model):
     chunk = models.ForeignKey("documents.Chunk", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     document = models.ForeignKey(
         "documents.Document", null=True, blank=True, on_delete=models.SET_NULL, related_name="citations"
+    )
+    # The version quoted: when it is no longer the live one, the answer is stale.
+    version = models.ForeignKey(
+        "documents.DocumentVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     filename = models.CharField(max_length=255, blank=True)
     section = models.CharField(max_length=500, blank=True)

@@ -124,7 +124,11 @@ def _block_spans(answer: Answer, text: str) -> list[tuple[_Span, list[int]]]:
 
 
 def _unsupported_spans(answer: Answer, text: str) -> list[_Span]:
-    """Spans of the answer text the verifier found unsupported (offsets checked, else located by text)."""
+    """Spans of the answer text the verifier found unsupported, at the offsets it stored.
+
+    The verifier located each sentence in this very text when the answer was
+    made; offsets that no longer fit it (a replaced answer) mark nothing.
+    """
     spans = []
     for sentence in (answer.verification or {}).get("sentences") or []:
         if not isinstance(sentence, dict) or sentence.get("supported", True):
@@ -134,11 +138,6 @@ def _unsupported_spans(answer: Answer, text: str) -> list[_Span]:
         if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text):
             if not body or text[start:end].strip() == body.strip():
                 spans.append(_Span(start, end))
-                continue
-        if body.strip():
-            found = text.find(body.strip())
-            if found >= 0:
-                spans.append(_Span(found, found + len(body.strip())))
     return spans
 
 
@@ -235,6 +234,7 @@ class AnswerView:
     clarification_message: str = ""
     clarification_options: list[ClarificationOption] = field(default_factory=list)
     search_query: str = ""
+    stale: bool = False
 
 
 def _footnote(answer: Answer, citation: Citation) -> Footnote:
@@ -250,6 +250,31 @@ def _footnote(answer: Answer, citation: Citation) -> Footnote:
         context_after=after,
         quote_verified=citation.quote_verified,
     )
+
+
+STALE_MESSAGE = _("この回答の根拠となった文書は更新（または削除）されています")
+
+
+def is_stale(answer: Answer) -> bool:
+    """Whether a document version this answer quoted is no longer the live one (updated or deleted).
+
+    Citations whose quote never checked out quoted nothing real and do not count.
+    Uses ``citation.document``: prefetch with ``qa.selectors.with_citations``.
+    """
+    for citation in answer.citations.all():
+        if not citation.quote_verified:
+            continue
+        if citation.document is None or citation.version_id is None:
+            return True
+        if citation.document.live_version_id != citation.version_id:
+            return True
+    return False
+
+
+def shown_confidence(answer: Answer, *, stale: bool) -> str:
+    """The confidence to show: a stale answer is never shown as high (its evidence has changed)."""
+    confidence = answer.confidence or ""
+    return "medium" if stale and confidence == "high" else confidence
 
 
 def answer_warnings(answer: Answer) -> list[str]:
@@ -296,8 +321,10 @@ def _clarification_options(answer: Answer) -> list[ClarificationOption]:
 
 def answer_view(answer: Answer) -> AnswerView:
     """Build the template data for one answer (uses ``answer.citations``; prefetch it for lists)."""
-    confidence = answer.confidence or ""
     is_clarification = answer.response_type == Answer.ResponseType.CLARIFICATION
+    stale = answer.response_type == Answer.ResponseType.ANSWER and is_stale(answer)
+    confidence = shown_confidence(answer, stale=stale)
+    warnings = answer_warnings(answer) if answer.response_type == Answer.ResponseType.ANSWER else []
     return AnswerView(
         answer=answer,
         html=render_answer_html(answer) if not is_clarification else mark_safe(""),
@@ -305,7 +332,8 @@ def answer_view(answer: Answer) -> AnswerView:
         confidence=confidence,
         confidence_label=str(CONFIDENCE_LABELS.get(confidence, "")),
         footnotes=[_footnote(answer, c) for c in answer.citations.all()],
-        warnings=answer_warnings(answer) if answer.response_type == Answer.ResponseType.ANSWER else [],
+        warnings=[str(STALE_MESSAGE), *warnings] if stale else warnings,
+        stale=stale,
         is_abstention=answer.response_type == Answer.ResponseType.NOT_FOUND or answer.flag_low_grounding,
         is_error=answer.response_type == Answer.ResponseType.ERROR,
         clarification_message=str((answer.clarification or {}).get("message") or "") if is_clarification else "",
@@ -344,6 +372,8 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
     verdict = answer.verification or {}
     sources, sections = _sources_and_sections(answer)
     flags = answer.flags
+    stale = answer.response_type == Answer.ResponseType.ANSWER and is_stale(answer)
+    warnings = answer_warnings(answer)
     return {
         "id": answer.pk,
         "conversation": answer.conversation_id,
@@ -356,11 +386,12 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
         "clarification": answer.clarification or None,
         "sources": sources,
         "sections": sections,
-        "confidence": answer.confidence or None,
+        "confidence": shown_confidence(answer, stale=stale) or None,
+        "stale": stale,
         "verification": {
             "citation_presence": verdict.get("citation_presence"),
             "flags": flags,
-            "warnings": answer_warnings(answer),
+            "warnings": [str(STALE_MESSAGE), *warnings] if stale else warnings,
             "grounded_ratio": verdict.get("grounded_ratio"),
             "quote_checks": verdict.get("quote_checks") or [],
             "sentences": verdict.get("sentences") or [],

@@ -8,7 +8,9 @@ after the fact, so a restricted document can never crowd into a result.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from django.conf import settings
 
@@ -80,46 +82,17 @@ def search(
     RAG_LLM_EXPANSION is on (any failure falls back to the dictionary).
     """
     k = k or settings.RAG_TOP_K
-    if llm_expansion == "auto":
-        from qa import llm_expansion as llm
-
-        llm_expansion = llm.llm_keywords if llm.is_enabled() else None
+    llm = _llm_keywords(llm_expansion)
     t0 = time.perf_counter()
-    expansion = expand(query, rules=dictionary_rules(), llm=llm_expansion)
+    expansion = expand(query, rules=dictionary_rules(), llm=llm)
     timings = {"expansion": (time.perf_counter() - t0) * 1000}
 
     version_ids = searchable_version_ids(user, document_id=document_id)
     result = live_engine().search(query=expansion.expanded_query, version_ids=version_ids, mode=mode)
     timings.update(result.timings)
 
-    ids = [c.chunk_id for c in result.candidates]
-    chunks = {
-        c.pk: c
-        for c in Chunk.objects.filter(pk__in=ids, version_id__in=version_ids).select_related("document")
-    }
-    top = apply_floor_and_diversity(
-        result.candidates,
-        {pk: c.document_id for pk, c in chunks.items()},
-        k=k,
-        min_similarity=settings.RAG_MIN_SIMILARITY,
-        per_document=settings.RAG_MAX_CHUNKS_PER_DOCUMENT if document_id is None else k,
-    )
-    hits = [
-        RetrievedChunk(
-            chunk_id=c.chunk_id,
-            document_id=chunks[c.chunk_id].document_id,
-            version_id=chunks[c.chunk_id].version_id,
-            filename=chunks[c.chunk_id].document.filename,
-            title=chunks[c.chunk_id].document.title,
-            section=chunks[c.chunk_id].heading_path,
-            text=chunks[c.chunk_id].text,
-            score=round(c.score, 6),
-            similarity=round(c.similarity or 0.0, 4),
-            dense_rank=c.dense_rank,
-            keyword_rank=c.keyword_rank,
-        )
-        for c in top
-    ]
+    per_document = settings.RAG_MAX_CHUNKS_PER_DOCUMENT if document_id is None else k
+    hits = _hits(result.candidates, version_ids, k=k, per_document=per_document)
     timings["total"] = (time.perf_counter() - t0) * 1000
     return SearchResult(
         query=query,
@@ -127,6 +100,55 @@ def search(
         added_keywords=expansion.added_keywords,
         hits=hits,
         timings=timings,
+    )
+
+
+def _llm_keywords(
+    llm_expansion: Callable[[str], list[str]] | Literal["auto"] | None,
+) -> Callable[[str], list[str]] | None:
+    """The LLM keyword source for expansion: "auto" is the cloud provider when RAG_LLM_EXPANSION is on, else none."""
+    if llm_expansion != "auto":
+        return llm_expansion
+    from qa import llm_expansion as llm
+
+    return llm.llm_keywords if llm.is_enabled() else None
+
+
+def _hits(candidates: list[Candidate], version_ids: list[int], *, k: int, per_document: int) -> list[RetrievedChunk]:
+    """The top ``k`` candidates as chunks, after the relevance floor and the per-document cap.
+
+    Chunks are re-read restricted to ``version_ids``: a candidate whose chunk is
+    gone or no longer searchable is dropped, never shown.
+    """
+    ids = [c.chunk_id for c in candidates]
+    chunks = {
+        c.pk: c
+        for c in Chunk.objects.filter(pk__in=ids, version_id__in=version_ids).select_related("document")
+    }
+    top = apply_floor_and_diversity(
+        candidates,
+        {pk: c.document_id for pk, c in chunks.items()},
+        k=k,
+        min_similarity=settings.RAG_MIN_SIMILARITY,
+        per_document=per_document,
+    )
+    return [_retrieved(c, chunks[c.chunk_id]) for c in top]
+
+
+def _retrieved(candidate: Candidate, chunk: Chunk) -> RetrievedChunk:
+    """One hit: the chunk's text and document with the candidate's (rounded) scores and ranks."""
+    return RetrievedChunk(
+        chunk_id=candidate.chunk_id,
+        document_id=chunk.document_id,
+        version_id=chunk.version_id,
+        filename=chunk.document.filename,
+        title=chunk.document.title,
+        section=chunk.heading_path,
+        text=chunk.text,
+        score=round(candidate.score, 6),
+        similarity=round(candidate.similarity or 0.0, 4),
+        dense_rank=candidate.dense_rank,
+        keyword_rank=candidate.keyword_rank,
     )
 
 

@@ -7,10 +7,10 @@ so ids reveal nothing.
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 
-from qa.models import Answer, Conversation
+from qa.models import Answer, Citation, Conversation
 
 
 def conversations_for_user(user) -> QuerySet[Conversation]:  # noqa: ANN001 - any user, including AnonymousUser
@@ -27,9 +27,16 @@ def answers_for_user(user) -> QuerySet[Answer]:  # noqa: ANN001
     return Answer.objects.filter(user=user).select_related("conversation", "restricted_document")
 
 
+def with_citations(answers: QuerySet[Answer]) -> QuerySet[Answer]:
+    """``answers`` with their citations and what decides whether they are stale (the cited document's live version)."""
+    return answers.prefetch_related(
+        Prefetch("citations", queryset=Citation.objects.select_related("document").order_by("n"))
+    )
+
+
 def get_answer_for_user(user, pk: int) -> Answer:  # noqa: ANN001
     """The user's answer ``pk`` with its citations, else 404."""
     try:
-        return answers_for_user(user).prefetch_related("citations").get(pk=pk)
+        return with_citations(answers_for_user(user)).get(pk=pk)
     except Answer.DoesNotExist:
         raise Http404("No such answer") from None

@@ -3,8 +3,9 @@
 Inputs validate shape only; the rules (question length, document visibility,
 rating/reason) live in ``qa.services`` and come back as field errors. Outputs
 describe the payloads built by ``qa.presenters`` so the OpenAPI schema is
-exact; ``AnswerPayloadSerializer`` delegates its representation to
-``answer_payload`` so the API and ``manage.py ask --json`` cannot drift apart.
+exact. ``AnswerPayloadSerializer`` builds its data from ``answer_payload`` (as
+``manage.py ask --json`` does) and emits it through its declared fields, so a
+field missing from either side fails (``tests/qa/test_api.py``), never drifts.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ class CitationPresenceSerializer(serializers.Serializer):
     citation_quality = serializers.ChoiceField(choices=["strong", "weak", "none"])
     mentioned_sources = serializers.ListField(child=serializers.CharField())
     expected_sources = serializers.ListField(child=serializers.CharField())
+    mentioned_files = serializers.ListField(child=serializers.CharField())
     unexpected_sources = serializers.ListField(child=serializers.CharField())
     warning = serializers.CharField(allow_null=True)
 
@@ -106,6 +108,7 @@ class AnswerPayloadSerializer(serializers.Serializer):
     sources = serializers.ListField(child=serializers.CharField())
     sections = SectionSerializer(many=True)
     confidence = serializers.ChoiceField(choices=Answer.Confidence.choices, allow_null=True)
+    stale = serializers.BooleanField(help_text="A quoted document version is no longer live (updated or deleted).")
     verification = VerificationSerializer()
     version = serializers.CharField()
     citations = CitationOutSerializer(many=True)
@@ -113,7 +116,8 @@ class AnswerPayloadSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
     def to_representation(self, instance: Answer) -> dict[str, Any]:
-        return answer_payload(instance)
+        """``answer_payload(instance)`` through the declared fields: one it lacks raises, an extra key is dropped."""
+        return super().to_representation(answer_payload(instance))
 
 
 class SearchHitSerializer(serializers.Serializer):
@@ -176,8 +180,4 @@ class ConversationDetailSerializer(ConversationSerializer):
 
     @extend_schema_field(AnswerPayloadSerializer(many=True))
     def get_answers(self, conversation: Conversation) -> list[dict[str, Any]]:
-        return [answer_payload(a) for a in self.context["answers"]]
-
-
-class ErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
+        return AnswerPayloadSerializer(self.context["answers"], many=True).data

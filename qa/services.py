@@ -179,13 +179,13 @@ def _answer_with_provider(
         provider = get_provider()
         answer.provider, answer.model_name = provider.name, provider.model
         generated = provider.generate(question, hits, expanded_terms=result.added_keywords, history=history)
-        verdict = _verify(generated, hits)
+        verdict = _verify(question, generated, hits)
         if "low_grounding" in verdict.flags and provider.name != "extractive":
             # Conservative retry (second reference article): once, with a stricter prompt.
             retried = provider.generate(
                 question, hits, expanded_terms=result.added_keywords, strict=True, history=history
             )
-            retried_verdict = _verify(retried, hits)
+            retried_verdict = _verify(question, retried, hits)
             if "low_grounding" not in retried_verdict.flags:
                 generated, verdict = retried, retried_verdict
             answer.usage["strict_retry"] = True
@@ -208,7 +208,7 @@ def _answer_with_provider(
     return _Generated(generated, verdict, hits)
 
 
-def _verify(generated: ProviderAnswer, hits: list[RetrievedChunk]) -> Verdict:
+def _verify(question: str, generated: ProviderAnswer, hits: list[RetrievedChunk]) -> Verdict:
     return verify(
         blocks=generated.blocks,
         chunks=hits,
@@ -216,6 +216,7 @@ def _verify(generated: ProviderAnswer, hits: list[RetrievedChunk]) -> Verdict:
         thresholds=(settings.RAG_CONFIDENCE_HIGH, settings.RAG_CONFIDENCE_MEDIUM),
         min_grounded_ratio=settings.RAG_MIN_GROUNDED_RATIO,
         abstained=generated.abstained,
+        question=question,
     )
 
 
@@ -260,6 +261,7 @@ def _numbered_citations(pending: _Generated) -> tuple[list[dict], list[Citation]
                     block_index=check.block,
                     chunk_id=hit.chunk_id if hit else None,
                     document_id=hit.document_id if hit else None,
+                    version_id=hit.version_id if hit else None,
                     filename=hit.filename if hit else "",
                     section=hit.section if hit else "",
                     cited_text=check.cited_text,

@@ -49,10 +49,9 @@ def _page_context(request: HttpRequest, conversation: Conversation | None) -> di
     answers: list[Answer] = []
     if conversation is not None:
         answers = list(
-            selectors.answers_for_user(request.user)
+            selectors.with_citations(selectors.answers_for_user(request.user))
             .filter(conversation=conversation)
             .order_by("created_at", "pk")
-            .prefetch_related("citations")
         )
     return {
         "conversation": conversation,
@@ -131,7 +130,7 @@ def ask(request: HttpRequest) -> HttpResponse:
     assert answer is not None
     if not request.htmx:
         return redirect(_conversation_url(answer.conversation, answer))
-    answer = selectors.answers_for_user(request.user).prefetch_related("citations").get(pk=answer.pk)
+    answer = selectors.with_citations(selectors.answers_for_user(request.user)).get(pk=answer.pk)
     context = {
         **_exchange(answer, None),
         "reason_choices": Feedback.Reason.choices,

@@ -135,6 +135,8 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # limit/offset, a malformed value is a 400 (ragportal/api.py).
+    "DEFAULT_PAGINATION_CLASS": "ragportal.api.Pagination",
     # JSON nested too deep is a 400, not a RecursionError (ragportal/parsers.py).
     "DEFAULT_PARSER_CLASSES": [
         "ragportal.parsers.JSONParser",

@@ -23,6 +23,7 @@ from verification.flags import WARNING_FABRICATED, WARNING_NONE, WARNING_WEAK
 from verification.textnorm import is_ascii_word, is_hiragana, is_kanji, is_katakana
 
 
+# The uploadable formats (``documents.parsing.SUPPORTED_EXTENSIONS``; this module may not import documents).
 SUPPORTED_EXTENSIONS: tuple[str, ...] = ("md", "markdown", "txt", "html", "htm", "pdf", "docx")
 
 
@@ -32,7 +33,7 @@ _CONFIDENCE_STEPS = ("low", "medium", "high")
 # and the look-ahead keeps ".htm" from matching the start of ".html" and
 # ".md" from matching inside "attendance.md.bak".
 _EXTENSION_RE = re.compile(
-    r"\.(?:markdown|docx|html|htm|txt|pdf|md)(?![A-Za-z0-9_]|\.[A-Za-z0-9])",
+    rf"\.(?:{'|'.join(sorted(SUPPORTED_EXTENSIONS, key=len, reverse=True))})(?![A-Za-z0-9_]|\.[A-Za-z0-9])",
     re.IGNORECASE,
 )
 # Characters that join a Latin word: a source name starting with one of these
@@ -68,57 +69,85 @@ def verify_citation_presence(answer: str, sources: list[str]) -> dict | None:
     by_key: dict[str, str] = {}
     for source in sources:
         by_key.setdefault(_source_key(source), source)
-
-    strong: set[str] = set()
-    strong_ends: set[int] = set()
-    mentioned_files: dict[str, str] = {}
-    for key, source in by_key.items():
-        for match in _name_pattern(key, extension=True).finditer(text):
-            strong.add(source)
-            strong_ends.add(match.end())
-            mentioned_files.setdefault(match.group(0).casefold(), match.group(0))
-
-    unexpected: dict[str, str] = {}
-    unexpected_spans: list[tuple[int, int]] = []
-    for match in _EXTENSION_RE.finditer(text):
-        if match.end() in strong_ends:
-            continue
-        found = _file_name_before(text, match.start(), match.end())
-        if found is None:
-            continue
-        start, name = found
-        unexpected.setdefault(name.casefold(), name)
-        mentioned_files.setdefault(name.casefold(), name)
-        unexpected_spans.append((start, match.end()))
-
-    weak: list[str] = []
-    if not strong:
-        for key, source in by_key.items():
-            base = _base_name(key)
-            if len(base) < 2:
-                continue
-            for match in _name_pattern(base, extension=False).finditer(text):
-                if not any(s < match.end() and match.start() < e for s, e in unexpected_spans):
-                    weak.append(source)
-                    break
-
-    warning: str | None = None
-    if unexpected:
-        warning = WARNING_FABRICATED.format(names=", ".join(sorted(unexpected.values())))
-    elif not strong and not weak:
-        warning = WARNING_NONE
-    elif not strong:
-        warning = WARNING_WEAK
-
+    strong, strong_names, strong_ends = _strong_citations(text, by_key)
+    unexpected, unexpected_spans = _file_names(text, skip_ends=strong_ends)
+    weak = [] if strong else _weak_citations(text, by_key, unexpected_spans)
     return {
         "has_citation": bool(strong or weak),
         "citation_quality": "strong" if strong else ("weak" if weak else "none"),
         "mentioned_sources": sorted(strong) + sorted(weak),
         "expected_sources": sorted(set(sources)),
-        "mentioned_files": sorted(mentioned_files.values()),
+        # A spelling of a source's name wins over the same name read as another file.
+        "mentioned_files": sorted({**unexpected, **strong_names}.values()),
         "unexpected_sources": sorted(unexpected.values()),
-        "warning": warning,
+        "warning": _warning(unexpected, strong=bool(strong), weak=bool(weak)),
     }
+
+
+def _strong_citations(text: str, by_key: dict[str, str]) -> tuple[set[str], dict[str, str], set[int]]:
+    """The sources whose whole file name ``text`` writes.
+
+    Returns ``(sources, the names as written keyed by casefold, where each match ends)``.
+    """
+    strong: set[str] = set()
+    written: dict[str, str] = {}
+    ends: set[int] = set()
+    for key, source in by_key.items():
+        for match in _name_pattern(key, extension=True).finditer(text):
+            strong.add(source)
+            ends.add(match.end())
+            written.setdefault(match.group(0).casefold(), match.group(0))
+    return strong, written, ends
+
+
+def _file_names(
+    text: str, *, skip_ends: set[int] | frozenset[int] = frozenset()
+) -> tuple[dict[str, str], list[tuple[int, int]]]:
+    """File names with a supported extension in NFKC ``text``, keyed by casefold, and their spans.
+
+    A name ending at one of ``skip_ends`` (a source's name already matched)
+    is left out: it is that source, not another file.
+    """
+    names: dict[str, str] = {}
+    spans: list[tuple[int, int]] = []
+    for match in _EXTENSION_RE.finditer(text):
+        if match.end() in skip_ends:
+            continue
+        found = _file_name_before(text, match.start(), match.end())
+        if found is None:
+            continue
+        start, name = found
+        names.setdefault(name.casefold(), name)
+        spans.append((start, match.end()))
+    return names, spans
+
+
+def _weak_citations(text: str, by_key: dict[str, str], unexpected_spans: list[tuple[int, int]]) -> list[str]:
+    """The sources whose base name (two characters or more) stands alone in ``text`` (``attendanceの資料``).
+
+    An occurrence inside a fabricated file name (``attendance_old.md``) does not count.
+    """
+    weak: list[str] = []
+    for key, source in by_key.items():
+        base = _base_name(key)
+        if len(base) < 2:
+            continue
+        for match in _name_pattern(base, extension=False).finditer(text):
+            if not any(s < match.end() and match.start() < e for s, e in unexpected_spans):
+                weak.append(source)
+                break
+    return weak
+
+
+def _warning(unexpected: dict[str, str], *, strong: bool, weak: bool) -> str | None:
+    """The first reference article's warning: fabricated > none > weak; ``None`` for a clean strong citation."""
+    if unexpected:
+        return WARNING_FABRICATED.format(names=", ".join(sorted(unexpected.values())))
+    if not strong and not weak:
+        return WARNING_NONE
+    if not strong:
+        return WARNING_WEAK
+    return None
 
 
 def adjust_confidence_by_citation(confidence: str, citation_result: dict | None) -> str:
@@ -145,13 +174,7 @@ def step_down(confidence: str) -> str:
 
 def file_names_in(text: str) -> list[str]:
     """Every file name with a supported extension written in ``text``, NFKC-normalised."""
-    normal = nfkc(text)
-    names: dict[str, str] = {}
-    for match in _EXTENSION_RE.finditer(normal):
-        found = _file_name_before(normal, match.start(), match.end())
-        if found is not None:
-            names.setdefault(found[1].casefold(), found[1])
-    return list(names.values())
+    return list(_file_names(nfkc(text))[0].values())
 
 
 def _source_key(source: str) -> str:

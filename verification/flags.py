@@ -34,6 +34,7 @@ WARNING_LOW_GROUNDING = gettext_noop(
 )
 WARNING_UNSUPPORTED = gettext_noop("文書で確認できない記述が含まれています（{count}文）")
 WARNING_LOW_RETRIEVAL = gettext_noop("質問に近い文書が見つからなかったため、回答の信頼度は低くなっています")
+WARNING_ANSWER_MISMATCH = gettext_noop("質問に直接答えていない可能性があります")
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,13 @@ FLAGS: tuple[Flag, ...] = (
         gettext_noop("根拠のない記述"),
         gettext_noop("根拠が確認できない文があります"),
         (WARNING_UNSUPPORTED,),
+    ),
+    Flag(
+        "answer_mismatch",
+        False,
+        gettext_noop("質問とずれた回答"),
+        gettext_noop("質問に直接答えていない可能性があります"),
+        (WARNING_ANSWER_MISMATCH,),
     ),
     Flag("not_found", False, gettext_noop("該当なし"), ""),
     Flag(

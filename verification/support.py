@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 from verification.citations import file_names_in
 from verification.grounding import is_abstention
@@ -234,54 +235,108 @@ def check_support(
 
 def check_sentence(sentence: str, evidence: Evidence, *, start: int = 0) -> SentenceSupport:
     """Judge one sentence against pre-processed ``evidence``; offsets are shifted by ``start``."""
-    end = start + len(sentence)
+    judgement = _judge(sentence, evidence)
+    return SentenceSupport(
+        sentence,
+        start,
+        start + len(sentence),
+        judgement.supported,
+        judgement.reason,
+        judgement.claim,
+        judgement.missing or [],
+        judgement.coverage,
+    )
 
-    def result(supported: bool, reason: str, *, claim: bool = True, missing: list[str] | None = None,
-               coverage: float | None = None) -> SentenceSupport:
-        return SentenceSupport(sentence, start, end, supported, reason, claim, missing or [], coverage)
 
+class _Judgement(NamedTuple):
+    """What :class:`SentenceSupport` says about a sentence, without where the sentence is."""
+
+    supported: bool
+    reason: str
+    missing: list[str] | None = None
+    coverage: float | None = None
+    claim: bool = True
+
+
+_CONNECTIVE = _Judgement(True, "connective", claim=False)
+
+
+def _judge(sentence: str, evidence: Evidence) -> _Judgement:
+    """The checks of the module docstring, in order: the first that fails decides.
+
+    Abstentions and sentences with no quantity and under two content
+    characters are not claims; with no evidence every claim is unsupported.
+    """
     if is_abstention(sentence):
-        return result(True, "abstention", claim=False)
+        return _Judgement(True, "abstention", claim=False)
     body = _strip_citations(nfkc(sentence))
     quantities, rest = scan_quantities(body)
     content = _content_runs(rest)
     if not quantities and sum(len(r) for r in content) < 2:
-        return result(True, "connective", claim=False)
+        return _CONNECTIVE
     if evidence.empty:
-        return result(False, "no_evidence")
+        return _Judgement(False, "no_evidence")
 
     missing_numbers = [q.text for q in quantities if not quantity_in(q, evidence.quantities)]
     if missing_numbers:
-        return result(False, "number_not_in_evidence", missing=missing_numbers)
-
+        return _Judgement(False, "number_not_in_evidence", missing_numbers)
     # An English sentence may name the Japanese system or term it is about (勤怠くん);
     # its other words still cannot be compared with Japanese evidence.
     english = is_english(body, mixed_share=0.2)
     if english and evidence.japanese:
-        return result(True, "supported")
+        return _Judgement(True, "supported")
+    return (
+        _misplaced_numbers(quantities, content, evidence)
+        or _missing_quotes(body, evidence)
+        or (_english_overlap(body, evidence) if english else _content_overlap(content, evidence))
+    )
 
+
+def _misplaced_numbers(quantities: list[Quantity], content: list[str], evidence: Evidence) -> _Judgement | None:
+    """Unsupported when a quantity of the sentence occurs in the evidence only about something else."""
     misplaced = [q.text for q in quantities if not _said_about(q, content, evidence)]
-    if misplaced:
-        return result(False, "number_out_of_context", missing=misplaced)
+    return _Judgement(False, "number_out_of_context", misplaced) if misplaced else None
 
-    missing_quotes = [
-        q for q in _QUOTED_RE.findall(body)
-        if fold_nfkc(q) and not evidence.contains(fold_nfkc(q))
+
+def _missing_quotes(body: str, evidence: Evidence) -> _Judgement | None:
+    """Unsupported when a term the sentence quotes (「勤怠くん」) is not in the evidence."""
+    missing = [q for q in _QUOTED_RE.findall(body) if fold_nfkc(q) and not evidence.contains(fold_nfkc(q))]
+    return _Judgement(False, "quoted_term_not_in_evidence", missing) if missing else None
+
+
+def _english_overlap(body: str, evidence: Evidence) -> _Judgement:
+    """An English sentence against evidence not in Japanese: enough of its content words (stemmed) must occur."""
+    words = [
+        w for w in _LATIN_TOKEN_RE.findall(fold_nfkc(body, keep_whitespace=True))
+        if len(w) > 2 and w not in _ENGLISH_STOPWORDS
     ]
-    if missing_quotes:
-        return result(False, "quoted_term_not_in_evidence", missing=missing_quotes)
+    if not words:
+        return _CONNECTIVE
+    found = [w for w in words if _stem(w) in evidence.latin_words]
+    coverage = len(found) / len(words)
+    if coverage < MIN_COVERAGE:
+        return _Judgement(False, "low_overlap", [w for w in words if w not in found], coverage)
+    return _Judgement(True, "supported", coverage=coverage)
 
-    if english:
-        words = [w for w in _LATIN_TOKEN_RE.findall(fold_nfkc(body, keep_whitespace=True))
-                 if len(w) > 2 and w not in _ENGLISH_STOPWORDS]
-        if not words:
-            return result(True, "connective", claim=False)
-        found = [w for w in words if _stem(w) in evidence.latin_words]
-        coverage = len(found) / len(words)
-        if coverage < MIN_COVERAGE:
-            return result(False, "low_overlap", missing=[w for w in words if w not in found], coverage=coverage)
-        return result(True, "supported", coverage=coverage)
 
+def _content_overlap(content: list[str], evidence: Evidence) -> _Judgement:
+    """A Japanese (or mixed) sentence: no unknown name, few new two-kanji words, enough shared content."""
+    coverage, unknown, new_words = _content_coverage(content, evidence)
+    if unknown:
+        return _Judgement(False, "unknown_term", unknown, coverage)
+    if len(new_words) >= MAX_NEW_WORDS:
+        return _Judgement(False, "unknown_term", new_words, coverage)
+    if coverage < MIN_COVERAGE:
+        return _Judgement(False, "low_overlap", coverage=coverage)
+    return _Judgement(True, "supported", coverage=coverage)
+
+
+def _content_coverage(content: list[str], evidence: Evidence) -> tuple[float, list[str], list[str]]:
+    """``(coverage, unknown names, new two-kanji words)`` of the sentence's content runs.
+
+    Coverage is the share of the runs' character pairs found in the evidence
+    (a Latin word counts whole, a lone character by itself); 1.0 for no content.
+    """
     unknown: list[str] = []
     new_words: list[str] = []
     hits = total = 0
@@ -309,14 +364,7 @@ def check_sentence(sentence: str, evidence: Evidence, *, start: int = 0) -> Sent
                     new_words.append(term)
             elif _is_named_term(term) and not _term_found(term, evidence):
                 unknown.append(term)
-    coverage = hits / total if total else 1.0
-    if unknown:
-        return result(False, "unknown_term", missing=unknown, coverage=coverage)
-    if len(new_words) >= MAX_NEW_WORDS:
-        return result(False, "unknown_term", missing=new_words, coverage=coverage)
-    if coverage < MIN_COVERAGE:
-        return result(False, "low_overlap", coverage=coverage)
-    return result(True, "supported", coverage=coverage)
+    return (hits / total if total else 1.0), unknown, new_words
 
 
 def _said_about(q: Quantity, content: list[str], evidence: Evidence) -> bool:

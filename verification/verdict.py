@@ -24,10 +24,12 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from verification.answer_fit import DEFAULT_FIT_THRESHOLDS, AnswerFit, FitThresholds, answer_fit
 from verification.citations import adjust_confidence_by_citation, step_down, verify_citation_presence
 from verification.flags import (
     REVIEW_FLAGS,
     VERIFIER_FLAG_NAMES,
+    WARNING_ANSWER_MISMATCH,
     WARNING_FABRICATED,
     WARNING_FABRICATED_QUOTE,
     WARNING_LOW_GROUNDING,
@@ -97,6 +99,8 @@ class Verdict:
     sentences: list[SentenceCheck]
     replaced_text: str | None
     retrieval_confidence: str = "low"
+    # Whether the answer answers the question (verification.answer_fit); None when not judged.
+    fit: AnswerFit | None = None
     # The same warnings as (msgid, params), so a page can show them in the reader's language.
     warning_templates: list[dict[str, Any]] = field(default_factory=list)
 
@@ -155,6 +159,9 @@ def verify(
     thresholds: tuple[float, float],
     min_grounded_ratio: float = DEFAULT_MIN_GROUNDED_RATIO,
     abstained: bool = False,
+    question: str | None = None,
+    fit_similarity: float | None = None,
+    fit_thresholds: FitThresholds = DEFAULT_FIT_THRESHOLDS,
 ) -> Verdict:
     """Verify an answer made of ``blocks`` (``.text``, ``.citations``) against the retrieved ``chunks``.
 
@@ -162,7 +169,9 @@ def verify(
     citation's ``chunk_index`` indexes them. ``top_similarity`` is the best
     dense similarity of the retrieval (``None`` when nothing was retrieved).
     ``abstained`` is the provider's own "not found" signal; an answer whose
-    whole text is the abstention sentence counts too.
+    whole text is the abstention sentence counts too. With ``question``, the
+    answer's fit to it is judged too (``fit_similarity``: question–answer cosine
+    similarity, when the caller embedded both); a poor fit lowers confidence.
     """
     base = retrieval_confidence(top_similarity, thresholds)
     answer_text = "".join(block.text for block in blocks)
@@ -183,6 +192,14 @@ def verify(
     unsupported = sum(not s.supported for s in sentences)
     if unsupported:
         found.add("unsupported_claim", WARNING_UNSUPPORTED, count=unsupported)
+    fit = None
+    if question is not None:
+        fit = answer_fit(
+            question, answer_text, context=_cited_sections(blocks, chunks), similarity=fit_similarity,
+            thresholds=fit_thresholds,
+        )
+        if not fit.fits:
+            found.add("answer_mismatch", WARNING_ANSWER_MISMATCH)
     if base == "low":
         found.add("low_retrieval", WARNING_LOW_RETRIEVAL)
 
@@ -191,6 +208,9 @@ def verify(
         confidence = "low"
     elif unsupported:
         confidence = step_down(confidence)
+    if fit is not None and fit.failed:
+        # One failed signal costs a step; two or more mean the answer is probably beside the point.
+        confidence = "low" if len(fit.failed) > 1 else step_down(confidence)
     return Verdict(
         confidence=confidence,
         flags=sorted(found.flags),
@@ -203,6 +223,15 @@ def verify(
         replaced_text=UNGROUNDED_MESSAGE if "low_grounding" in found.flags else None,
         retrieval_confidence=base,
         warning_templates=found.templates,
+        fit=fit,
+    )
+
+
+def _cited_sections(blocks: Sequence[Any], chunks: Sequence[Any]) -> str:
+    """Headings of the chunks the answer cites: what its quotes stand under."""
+    indexes = {c.chunk_index for block in blocks for c in block.citations or ()}
+    return "\n".join(
+        str(getattr(chunks[i], "section", "") or "") for i in sorted(x for x in indexes if _chunk_at(chunks, x) is not None)
     )
 
 

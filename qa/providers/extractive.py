@@ -163,6 +163,74 @@ def _fact_bonus(question: str, sentence: str, facts: list[_FactType]) -> float:
     return bonus
 
 
+@dataclass(frozen=True)
+class _Sentence:
+    """A sentence of a retrieved chunk, with its span in the chunk and its tokens."""
+
+    chunk_index: int
+    start: int
+    end: int
+    heading: bool
+    text: str
+    tokens: dict[str, float]
+
+
+def _sentences(chunks: Sequence[RetrievedChunk]) -> tuple[list[_Sentence], list[dict[str, float]]]:
+    """Every sentence of every chunk, and per chunk the tokens of what it is about.
+
+    What a chunk is about (its section, title and heading lines) counts, at
+    half weight, for each of its sentences: under 「## 有給休暇」 the sentence
+    「申請は…から行います」 answers 「有給休暇の申請方法は？」.
+    """
+    sentences: list[_Sentence] = []
+    contexts: list[dict[str, float]] = []
+    for chunk_index, chunk in enumerate(chunks):
+        headings = [chunk.section, chunk.title]
+        for sentence in split_sentences(chunk.text, strip_markers=True):
+            text = chunk.text[sentence.start : sentence.end]
+            sentences.append(_Sentence(chunk_index, sentence.start, sentence.end, sentence.heading, text, tokens(text)))
+            if sentence.heading:
+                headings.append(text)
+        contexts.append(tokens(" ".join(h for h in headings if h)))
+    return sentences, contexts
+
+
+@dataclass(frozen=True)
+class _Query:
+    """The question as the scorer sees it: its tokens and the expansion terms' weighted by rarity."""
+
+    text: str
+    weights: dict[str, float]
+    total: float
+    term_weights: list[dict[str, float]]
+    # An English question over Japanese text matches nothing by itself: then
+    # the (Japanese) expansion terms are the whole query.
+    matches: bool
+    facts: list[_FactType]
+
+    @classmethod
+    def over(cls, sentences: list[_Sentence], question: str, expanded_terms: Sequence[str]) -> _Query:
+        """Token weights times their rarity (inverse document frequency) among ``sentences``."""
+        doc_freq: dict[str, int] = {}
+        for sentence in sentences:
+            for token in sentence.tokens:
+                doc_freq[token] = doc_freq.get(token, 0) + 1
+        total = len(sentences)
+
+        def weighted(query: dict[str, float]) -> dict[str, float]:
+            return {t: w * math.log((total + 1) / (doc_freq.get(t, 0) + 0.5)) for t, w in query.items()}
+
+        weights = weighted(tokens(question, question=True))
+        return cls(
+            text=question,
+            weights=weights,
+            total=sum(weights.values()),
+            term_weights=[q for q in (weighted(tokens(term)) for term in expanded_terms) if q],
+            matches=any(t in doc_freq for t in weights),
+            facts=_asked_fact_types(question),
+        )
+
+
 class ExtractiveProvider:
     """Answers by quoting the best-matching sentences of the retrieved chunks.
 
@@ -225,68 +293,49 @@ class ExtractiveProvider:
 
     def _rank(self, question: str, chunks: Sequence[RetrievedChunk], expanded_terms: Sequence[str]) -> list[_Candidate]:
         """All sentences of all chunks, scored, best first (ties: chunk rank, position)."""
-        spans: list[tuple[int, int, int, bool, str, dict[str, float]]] = []
-        # What a chunk is about (its section, title and heading lines) counts,
-        # at half weight, for each of its sentences: under 「## 有給休暇」 the
-        # sentence 「申請は…から行います」 answers 「有給休暇の申請方法は？」.
-        contexts: list[dict[str, float]] = []
-        for chunk_index, chunk in enumerate(chunks):
-            headings = [chunk.section, chunk.title]
-            for sentence in split_sentences(chunk.text, strip_markers=True):
-                text = chunk.text[sentence.start : sentence.end]
-                spans.append((chunk_index, sentence.start, sentence.end, sentence.heading, text, tokens(text)))
-                if sentence.heading:
-                    headings.append(text)
-            contexts.append(tokens(" ".join(h for h in headings if h)))
-        if not spans:
+        sentences, contexts = _sentences(chunks)
+        if not sentences:
             return []
-
-        doc_freq: dict[str, int] = {}
-        for *_, sentence_tokens in spans:
-            for token in sentence_tokens:
-                doc_freq[token] = doc_freq.get(token, 0) + 1
-        total = len(spans)
-
-        def weighted(query: dict[str, float]) -> dict[str, float]:
-            return {t: w * math.log((total + 1) / (doc_freq.get(t, 0) + 0.5)) for t, w in query.items()}
-
-        query = weighted(tokens(question, question=True))
-        query_total = sum(query.values())
-        term_queries = [q for q in (weighted(tokens(term)) for term in expanded_terms) if q]
-        # An English question over Japanese text matches nothing by itself: then
-        # the (Japanese) expansion terms are the whole query.
-        question_matches = any(t in doc_freq for t in query)
-        facts = _asked_fact_types(question)
+        query = _Query.over(sentences, question, expanded_terms)
         best_score = max((c.score for c in chunks), default=0.0)
         relevance = [
             (c.score / best_score) if best_score > 0 else 1.0 / (1 + i) for i, c in enumerate(chunks)
         ]
-
-        candidates = []
-        for chunk_index, start, end, heading, text, sentence_tokens in spans:
-            context = contexts[chunk_index]
-            matched = sum(w if t in sentence_tokens else 0.5 * w for t, w in query.items() if t in sentence_tokens or t in context)
-            coverage = matched / query_total if query_total else 0.0
-            term_coverage = max(
-                (sum(w for t, w in q.items() if t in sentence_tokens) / sum(q.values()) for q in term_queries),
-                default=0.0,
-            )
-            if question_matches:
-                lexical = coverage + 0.25 * term_coverage
-            else:
-                lexical = 0.9 * term_coverage
-            score = lexical + _fact_bonus(question, text, facts)
-            # Retrieval already judged the chunks (densely, so paraphrases count):
-            # a sentence of the best chunk starts ahead of one from a weak chunk.
-            score += self.retrieval_weight * relevance[chunk_index]
-            if heading:
-                score -= 0.3
-                lexical -= 0.3
-            if len(text) < 6:
-                score -= 0.2
-            candidates.append(_Candidate(chunk_index, start, end, text, lexical, score))
+        candidates = [
+            self._score(s, query, context=contexts[s.chunk_index], relevance=relevance[s.chunk_index])
+            for s in sentences
+        ]
         candidates.sort(key=lambda c: (-c.score, c.chunk_index, c.start))
         return candidates
+
+    def _score(self, sentence: _Sentence, query: _Query, *, context: dict[str, float], relevance: float) -> _Candidate:
+        """One sentence's lexical coverage of the question and its score (coverage plus bonuses and penalties).
+
+        A question token found only in the chunk's context (headings) counts
+        half; when the question matches no sentence at all (English over
+        Japanese text), the expansion terms alone make the coverage.
+        """
+        found = sentence.tokens
+        matched = sum(w if t in found else 0.5 * w for t, w in query.weights.items() if t in found or t in context)
+        coverage = matched / query.total if query.total else 0.0
+        term_coverage = max(
+            (sum(w for t, w in q.items() if t in found) / sum(q.values()) for q in query.term_weights),
+            default=0.0,
+        )
+        if query.matches:
+            lexical = coverage + 0.25 * term_coverage
+        else:
+            lexical = 0.9 * term_coverage
+        score = lexical + _fact_bonus(query.text, sentence.text, query.facts)
+        # Retrieval already judged the chunks (densely, so paraphrases count):
+        # a sentence of the best chunk starts ahead of one from a weak chunk.
+        score += self.retrieval_weight * relevance
+        if sentence.heading:
+            score -= 0.3
+            lexical -= 0.3
+        if len(sentence.text) < 6:
+            score -= 0.2
+        return _Candidate(sentence.chunk_index, sentence.start, sentence.end, sentence.text, lexical, score)
 
     def _threshold_for(self, chunks: Sequence[RetrievedChunk]) -> float:
         """The lexical threshold, relaxed when dense retrieval is sure of its top chunk.
@@ -321,15 +370,7 @@ class ExtractiveProvider:
         # no number): the chunk's best sentence that carries it completes it.
         facts = _asked_fact_types(question)
         if facts and len(chosen) < limit and not any(_fact_bonus(question, c.text, facts) for c in chosen):
-            carrier = next(
-                (
-                    c
-                    for c in candidates
-                    if c.chunk_index == best.chunk_index and c.lexical > 0 and c not in chosen
-                    and _fact_bonus(question, c.text, facts) > 0
-                ),
-                None,
-            )
+            carrier = _fact_carrier(candidates, chosen, question, facts)
             if carrier is not None:
                 chosen.append(carrier)
         seen = {fold(c.text) for c in chosen}
@@ -363,6 +404,22 @@ def _needs_context(sentence: str, question: str) -> bool:
     question_tokens = tokens(question)
     novel = sum(1 for t in sentence_tokens if t not in question_tokens)
     return novel / len(sentence_tokens) < 0.3
+
+
+def _fact_carrier(
+    candidates: list[_Candidate], chosen: list[_Candidate], question: str, facts: list[_FactType]
+) -> _Candidate | None:
+    """The best sentence not yet chosen, in the best one's chunk, with a fact of a kind ``question`` asks for."""
+    best = candidates[0]
+    return next(
+        (
+            c
+            for c in candidates
+            if c.chunk_index == best.chunk_index and c.lexical > 0 and c not in chosen
+            and _fact_bonus(question, c.text, facts) > 0
+        ),
+        None,
+    )
 
 
 def _previous_in_chunk(candidates: list[_Candidate], sentence: _Candidate) -> _Candidate | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
 from django.core.cache import cache
@@ -10,6 +12,7 @@ from rest_framework.test import APIClient
 
 from qa.api import HealthAPI
 from qa.models import Answer, Feedback
+from qa.presenters import answer_payload
 from tests.conftest import as_user
 from tests.qa.answer_rows import ingest_demo, make_answer
 
@@ -18,7 +21,7 @@ pytestmark = pytest.mark.django_db
 ANSWER_KEYS = {
     "id", "conversation", "question", "search_query", "expanded_query", "added_keywords", "response_type",
     "answer", "clarification", "sources", "sections", "confidence", "verification", "version", "citations",
-    "flags", "created_at",
+    "flags", "created_at", "stale",
 }  # fmt: skip
 
 
@@ -91,6 +94,20 @@ def test_ask_returns_the_reference_shape_with_verified_citations(api, employee, 
     assert body["citations"] and body["citations"][0]["filename"] == "attendance.md"
     assert body["citations"][0]["quote_verified"] is True
     assert Answer.objects.get(pk=body["id"]).user == employee
+
+
+def test_every_answer_endpoint_returns_the_presenters_payload_field_for_field(api, employee, demo_docs):
+    # Through AnswerPayloadSerializer: a payload field the serializer lacks would be dropped
+    # here, a serializer field the payload lacks would be an error.
+    as_user(api, employee)
+    asked = api.post("/api/v1/ask", {"text": "有給休暇は何日もらえますか？"}, format="json").json()
+    answer = Answer.objects.get(pk=asked["id"])
+    expected = json.loads(json.dumps(answer_payload(answer)))
+    assert expected["verification"]["citation_presence"]
+    assert asked == expected
+    assert api.get(f"/api/v1/answers/{answer.pk}").json() == expected
+    assert api.get("/api/v1/answers").json()["results"] == [expected]
+    assert api.get(f"/api/v1/conversations/{answer.conversation_id}").json()["answers"] == [expected]
 
 
 def test_ask_follow_up_in_conversation_reports_the_search_query(api, employee, demo_docs):
@@ -420,8 +437,6 @@ def test_swagger_ui_is_served_locally_without_inline_code(client, employee):
 # input by a signed-in user: no 500s, and responses conform to the schema.
 
 schemathesis = pytest.importorskip("schemathesis")
-
-import json  # noqa: E402
 
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 from drf_spectacular.generators import SchemaGenerator  # noqa: E402

@@ -10,6 +10,7 @@ from django.core.management import CommandError, call_command
 
 from qa.models import Answer
 from qa.presenters import answer_payload
+from verification.grounding import NOT_FOUND_MESSAGE
 
 pytestmark = pytest.mark.django_db
 
@@ -55,7 +56,7 @@ def test_ask_json_prints_the_api_body(ingest, employee):
 def test_ask_reports_not_found_as_text(ingest, employee):
     ingest("attendance.md")
     printed = ask("社員食堂のメニューは？", user="employee")
-    assert "提供された文書からは該当する内容が見つかりませんでした" in printed
+    assert NOT_FOUND_MESSAGE in printed
     assert "type: not_found" in printed
     assert "[1]" not in printed
 

@@ -6,17 +6,18 @@ import pytest
 
 from documents.models import Chunk
 from qa.models import Answer, Conversation
+from qa.providers.base import failure_message, quota_message
 from qa.services import answer_question
 from tests.qa.conftest import Reply, anthropic_message, char_location, error_reply, text_block
-from verification.grounding import NOT_FOUND_MESSAGE
+from verification.grounding import NOT_FOUND_MESSAGE, UNGROUNDED_MESSAGE
 
 pytestmark = pytest.mark.django_db
 
 LEAVE_QUESTION = "有給休暇は何日もらえますか？"
 LEAVE_SENTENCE = "有給休暇は入社6ヶ月後に10日付与されます"
-FAILURE = "回答の生成に失敗しました。しばらくしてから再度お試しください。"
-QUOTA = "AIサービスの利用上限に達しました。しばらくしてから再度お試しください。"
-UNGROUNDED = "関連する文書を十分に見つけられませんでした"
+# What the user reads, in the default language (Japanese).
+FAILURE = failure_message()
+QUOTA = quota_message()
 
 
 @pytest.fixture
@@ -157,7 +158,7 @@ def test_answer_still_ungrounded_after_the_retry_is_replaced_and_kept_for_review
 
     assert len(anthropic_server.requests) == 2  # the answer and one strict retry, no more
     assert answer.usage["strict_retry"] is True
-    assert answer.answer_text == UNGROUNDED
+    assert answer.answer_text == UNGROUNDED_MESSAGE
     assert answer.original_answer_text == invented
     assert answer.flag_low_grounding and answer.needs_review
     assert answer.confidence == Answer.Confidence.LOW

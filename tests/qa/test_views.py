@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from qa.models import Answer, Conversation, Feedback
 from tests.qa.answer_rows import ingest_demo, make_answer
+from verification.flags import WARNING_WEAK
 
 pytestmark = pytest.mark.django_db
 
@@ -45,7 +46,7 @@ def test_chat_page_has_question_box_and_only_my_conversations(client, employee, 
 
 
 def test_conversation_page_shows_answer_with_footnotes_badge_and_feedback(client, employee):
-    answer = make_answer(employee, warnings=["出典の表記が不完全です（*.md形式での明示を推奨）"])
+    answer = make_answer(employee, warnings=[WARNING_WEAK])
     client.force_login(employee)
     response = client.get(reverse("qa:conversation", args=[answer.conversation_id]))
     assert response.status_code == 200
@@ -53,7 +54,7 @@ def test_conversation_page_shows_answer_with_footnotes_badge_and_feedback(client
     assert re.search(rf'<sup class="fnref"><a href="#fn-{answer.pk}-1"[^>]*>\[1\]</a></sup>', html)
     assert f'id="fn-{answer.pk}-1"' in html and "attendance.md" in html and "<details>" in html
     assert 'data-confidence="high"' in html and "信頼度: 高" in html
-    assert "出典の表記が不完全です" in html
+    assert WARNING_WEAK in html
     assert reverse("qa:feedback", args=[answer.pk]) in html
     for _value, label in Feedback.Reason.choices:
         assert str(label) in html

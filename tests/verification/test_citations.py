@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from verification.citations import (
     SUPPORTED_EXTENSIONS,
+    WARNING_FABRICATED,
     WARNING_NONE,
     WARNING_WEAK,
     adjust_confidence_by_citation,
@@ -16,7 +17,19 @@ from verification.citations import (
 )
 
 SOURCES = ["attendance.md"]
-FABRICATED_WARNING = "回答に検索結果にない出典が含まれています: company_policy.md"
+FABRICATED_WARNING = WARNING_FABRICATED.format(names="company_policy.md")
+
+
+def test_warnings_are_the_reference_texts() -> None:
+    assert WARNING_FABRICATED.format(names="a.md, b.md") == "回答に検索結果にない出典が含まれています: a.md, b.md"
+    assert WARNING_NONE == "回答に出典が含まれていません"
+    assert WARNING_WEAK == "出典の表記が不完全です（*.md形式での明示を推奨）"
+
+
+def test_every_uploadable_format_is_recognised_as_a_file_name() -> None:
+    from documents.parsing import SUPPORTED_EXTENSIONS as UPLOADABLE
+
+    assert {f".{extension}" for extension in SUPPORTED_EXTENSIONS} == set(UPLOADABLE)
 
 
 # The article's four examples, with the confidence it shows for each (starting from "high").
@@ -141,7 +154,7 @@ def test_fabricated_file_names(answer: str, unexpected: list[str]) -> None:
     assert result is not None
     assert result["unexpected_sources"] == unexpected
     if unexpected:
-        assert result["warning"] == "回答に検索結果にない出典が含まれています: " + ", ".join(unexpected)
+        assert result["warning"] == WARNING_FABRICATED.format(names=", ".join(unexpected))
 
 
 def test_fabricated_warning_wins_over_missing_and_weak() -> None:

@@ -9,7 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from qa.types import AnswerBlock, Citation, RetrievedChunk
-from verification.citations import WARNING_NONE, WARNING_WEAK
+from verification.flags import (
+    WARNING_FABRICATED,
+    WARNING_FABRICATED_QUOTE,
+    WARNING_NONE,
+    WARNING_UNKNOWN_DOCUMENT,
+    WARNING_UNSUPPORTED,
+    WARNING_WEAK,
+)
 from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN, UNGROUNDED_MESSAGE
 from verification.verdict import FLAG_NAMES, Verdict, retrieval_confidence, verify
 
@@ -60,7 +67,7 @@ def run(blocks: list[AnswerBlock], *, similarity: float = 0.9, gate: float = 0.5
         ("attendanceの資料によると、有給休暇は10日付与されます。", "high", ["weak_citation"], WARNING_WEAK),
         ("有給休暇は入社6ヶ月後に10日付与されます。", "medium", ["no_citation"], WARNING_NONE),
         ("company_policy.md によると、有給休暇は10日付与されます。", "low", ["fabricated_source", "no_citation"],
-         "回答に検索結果にない出典が含まれています: company_policy.md"),
+         WARNING_FABRICATED.format(names="company_policy.md")),
     ],
     ids=["strong", "weak", "none", "fabricated"],
 )
@@ -108,7 +115,7 @@ def test_citation_of_a_document_never_sent_is_a_fabricated_source() -> None:
     assert "fabricated_source" in verdict.flags
     assert verdict.quote_checks[0].reason == "unknown_document"
     assert verdict.confidence == "low"
-    assert "回答が検索結果にない文書を引用しています" in verdict.warnings
+    assert WARNING_UNKNOWN_DOCUMENT in verdict.warnings
 
 
 def test_out_of_range_chunk_index_is_a_fabricated_source() -> None:
@@ -148,7 +155,7 @@ def test_fabricated_quote(quote: str, index: int, found_in: int | None) -> None:
     assert "fabricated_quote" in verdict.flags
     assert verdict.confidence == "low"
     assert verdict.needs_review
-    assert "引用された文が出典の文書に見つかりません（1件）" in verdict.warnings
+    assert WARNING_FABRICATED_QUOTE.format(count=1) in verdict.warnings
     # A fabricated citation grounds nothing: the only block is uncited, so the gate fails.
     assert verdict.replaced_text == UNGROUNDED_MESSAGE
 
@@ -160,7 +167,7 @@ def test_unsupported_number_costs_one_step_and_needs_review() -> None:
     assert verdict.needs_review
     assert verdict.sentences[0].reason == "number_not_in_evidence"
     assert verdict.sentences[0].missing == ["20日"]
-    assert verdict.warnings == ["文書で確認できない記述が含まれています（1文）"]
+    assert verdict.warnings == [WARNING_UNSUPPORTED.format(count=1)]
 
 
 def test_evidence_is_the_cited_chunk_not_every_chunk() -> None:

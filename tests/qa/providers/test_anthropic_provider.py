@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from qa.providers.anthropic_provider import AnthropicProvider
-from qa.providers.base import ABSTAIN_JA
+from qa.providers.base import ABSTAIN_JA, failure_message
 from qa.types import ProviderConfigurationError, ProviderError
 
 from .conftest import LEAVE_TEXT, FakeServer, Reply
@@ -156,7 +156,7 @@ def test_500_is_retried_then_a_clear_error(fake_server, policy_chunks):
     with pytest.raises(ProviderError) as caught:
         provider(fake_server, retries=1).generate("何日？", policy_chunks)
     assert caught.value.quota is False
-    assert caught.value.user_message == "回答の生成に失敗しました。しばらくしてから再度お試しください。"
+    assert caught.value.user_message == failure_message()
     assert len(fake_server.requests) == 2
 
 
@@ -164,7 +164,7 @@ def test_timeout_is_a_clear_error(fake_server, policy_chunks):
     fake_server.script(Reply(body=message(text_block("遅すぎる回答")), delay=1.5))
     with pytest.raises(ProviderError) as caught:
         provider(fake_server, timeout=0.3, retries=0).generate("何日？", policy_chunks)
-    assert caught.value.user_message == "回答の生成に失敗しました。しばらくしてから再度お試しください。"
+    assert caught.value.user_message == failure_message()
     assert "Timeout" in str(caught.value)
 
 
@@ -172,7 +172,7 @@ def test_malformed_json_is_a_clear_error(fake_server, policy_chunks):
     fake_server.script(Reply(body='{"id": "msg", "content": [ {"type": "text", "te'))
     with pytest.raises(ProviderError) as caught:
         provider(fake_server, retries=0).generate("何日？", policy_chunks)
-    assert caught.value.user_message == "回答の生成に失敗しました。しばらくしてから再度お試しください。"
+    assert caught.value.user_message == failure_message()
 
 
 def test_empty_answer_is_a_clear_error(fake_server, policy_chunks):

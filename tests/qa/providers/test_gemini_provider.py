@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from qa.providers.base import ABSTAIN_JA
+from qa.providers.base import ABSTAIN_JA, failure_message
 from qa.providers.gemini_provider import GeminiProvider, byte_offset_to_char, byte_span_to_char_span
 from qa.types import ProviderConfigurationError, ProviderError
 
@@ -15,7 +15,7 @@ from .conftest import LEAVE_TEXT, FakeServer, Reply
 
 SENTENCE = "有給休暇は入社6ヶ月後に10日付与されます"
 START = LEAVE_TEXT.index(SENTENCE)
-FAILURE = "回答の生成に失敗しました。しばらくしてから再度お試しください。"
+FAILURE = failure_message()
 
 
 def generate_response(text: str, *, grounding: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -1,0 +1,149 @@
+"""The apps' import structure: documents/ stands alone, and no import cycle crosses apps.
+
+Walks every import statement (module level and inside functions: a lazy import
+is still a dependency) of the project's packages, resolved to project modules.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+APPS = ("documents", "qa", "verification", "ragportal")
+# Pure checks: no Django app may be imported (the review admin modules may import qa.models).
+PURE_VERIFICATION = (
+    "verification.flags",
+    "verification.textnorm",
+    "verification.citations",
+    "verification.quotes",
+    "verification.grounding",
+    "verification.quantities",
+    "verification.support",
+    "verification.verdict",
+    "verification.bench",
+)
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for app in APPS:
+        for path in (ROOT / app).rglob("*.py"):
+            if "migrations" in path.parts:
+                continue
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _resolve(name: str) -> str | None:
+    """The project module ``name`` refers to (a module, or the module defining an imported name)."""
+    while name:
+        if name in MODULES:
+            return name
+        name = name.rpartition(".")[0]
+    return None
+
+
+def _imports(module: str) -> Iterator[str]:
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
+            names = [f"{base}.{alias.name}" for alias in node.names] + [base]
+        else:
+            continue
+        for name in names:
+            target = _resolve(name)
+            if target and target != module:
+                yield target
+
+
+GRAPH = {module: set(_imports(module)) for module in MODULES}
+
+
+def _app(module: str) -> str:
+    return module.split(".")[0]
+
+
+def test_the_walk_sees_the_project() -> None:
+    assert "qa.models" in GRAPH["verification.queue"]
+    assert "documents.models" in GRAPH["qa.services"]
+
+
+def test_documents_imports_neither_qa_nor_verification() -> None:
+    offending = sorted(
+        f"{module} -> {target}"
+        for module, targets in GRAPH.items()
+        if _app(module) == "documents"
+        for target in targets
+        if _app(target) in ("qa", "verification")
+    )
+    assert offending == []
+
+
+@pytest.mark.parametrize("module", PURE_VERIFICATION)
+def test_pure_checks_import_no_app(module: str) -> None:
+    assert {t for t in GRAPH[module] if _app(t) in ("documents", "qa")} == set()
+
+
+def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's algorithm, iterative."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+    counter = 0
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                components.append(sorted(component))
+    return components
+
+
+def test_no_import_cycle_crosses_apps() -> None:
+    crossing = [c for c in _strongly_connected(GRAPH) if len({_app(m) for m in c}) > 1]
+    assert crossing == []

