@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 JSQUAD ?= ../shared/data/jsquad-valid
 
-.PHONY: run test eval lint venv dev-deps migrate demo clean
+.PHONY: run test eval eval-portal lint venv dev-deps migrate demo clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,10 @@ test: dev-deps
 eval: venv
 	DEBUG=1 $(PY) manage.py evaluate --corpus documents/demo_corpus/golden/corpus.jsonl --queries documents/demo_corpus/golden/queries.jsonl --compare
 	DEBUG=1 $(PY) manage.py evaluate --corpus $(JSQUAD)/jsquad-valid-corpus.jsonl --queries $(JSQUAD)/jsquad-valid-queries.jsonl --compare
+
+# The golden questions through the answering service, on a throw-away copy of the demo; every answer in var/.
+eval-portal: venv
+	DEBUG=1 $(PY) manage.py evaluate_portal --json var/eval-portal.json
 
 lint: dev-deps
 	$(VENV)/bin/ruff check .

@@ -3,6 +3,8 @@
 The corpus is chunked and indexed exactly as uploads are (same chunker, same
 embedding text, same keyword segmentation) but into a temporary Chroma
 directory and an in-memory SQLite FTS5 table, so the live data is never touched.
+With answers, each one also gets the verdict the portal would give it, and the
+reliability table (``qa.scoring``) says how often each confidence level was right.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from documents.vectorstore import DenseIndex, open_collection
 from qa.engine import ENGINE_STAGES, EngineConfig, HybridEngine, Mode
 from qa.expansion import expand
 from qa.retrieval import apply_floor_and_diversity
+from qa.scoring import contains_answer, reliability, reliability_lines
+from qa.services import verify_answer as portal_verdict
 from qa.types import RetrievedChunk
-from ragportal.text import fold
 
 
 @dataclass
@@ -124,16 +127,12 @@ class ThrowawayIndex:
         self._tmp.cleanup()
 
 
-def _percentile(values: list[float], q: float) -> float:
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile of ``values``, rounded to 2 places (0 for an empty list)."""
     if not values:
         return 0.0
     ordered = sorted(values)
     return round(ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))], 2)
-
-
-def _norm(text: str) -> str:
-    """The folded text without spaces, so that a gold answer "10 日" is found in "１０日"."""
-    return fold(text).replace(" ", "")
 
 
 def evaluate(
@@ -208,6 +207,7 @@ def _run_mode(
     stage: dict[str, list[float]] = {"expansion": [], **{name: [] for name in ENGINE_STAGES}}
     answer_latencies: list[float] = []
     contains_gold = cites_gold = 0
+    judged: list[tuple[str, bool]] = []  # (verdict confidence, answer contains gold)
     by_kind: dict[str, dict[str, float]] = {}
     show = progress_printer(f"queries ({mode})") if progress else None
     for i, q in enumerate(queries, start=1):
@@ -261,8 +261,10 @@ def _run_mode(
             t1 = time.perf_counter()
             generated = provider.generate(q["question"], chunks, expanded_terms=expansion.added_keywords)
             answer_latencies.append((time.perf_counter() - t1) * 1000)
-            text = _norm(generated.text)
-            contains_gold += any(_norm(a) in text for a in q.get("answers", []) if a)
+            correct = contains_answer(generated.text, any_of=q.get("answers", []), all_of=q.get("answers_all", []))
+            contains_gold += correct
+            # The confidence the portal would show: the answering service's own verify() call.
+            judged.append((portal_verdict(q["question"], generated, chunks).confidence, correct))
             first = next((c for b in generated.blocks for c in b.citations if c.chunk_index is not None), None)
             cites_gold += bool(first and chunks[first.chunk_index].filename == gold)
         if show:
@@ -276,10 +278,10 @@ def _run_mode(
         "hit@5": round(hits_at[5] / n, 4),
         "mrr": round(reciprocal / n, 4),
         "latency_ms": {
-            "p50": _percentile(latencies, 0.5),
-            "p95": _percentile(latencies, 0.95),
-            "stages_p50": {name: _percentile(v, 0.5) for name, v in stage.items()},
-            "stages_p95": {name: _percentile(v, 0.95) for name, v in stage.items()},
+            "p50": percentile(latencies, 0.5),
+            "p95": percentile(latencies, 0.95),
+            "stages_p50": {name: percentile(v, 0.5) for name, v in stage.items()},
+            "stages_p95": {name: percentile(v, 0.95) for name, v in stage.items()},
         },
     }
     if by_kind:
@@ -289,7 +291,8 @@ def _run_mode(
     if provider is not None:
         out["answer_contains_gold"] = round(contains_gold / n, 4)
         out["citation_hits_gold"] = round(cites_gold / n, 4)
-        out["answer_latency_ms"] = {"p50": _percentile(answer_latencies, 0.5), "p95": _percentile(answer_latencies, 0.95)}
+        out["answer_latency_ms"] = {"p50": percentile(answer_latencies, 0.5), "p95": percentile(answer_latencies, 0.95)}
+        out["reliability"] = reliability(judged)
     return out
 
 
@@ -307,5 +310,6 @@ def summary_table(report: dict) -> str:
                 f"  answers: contains_gold={m['answer_contains_gold']:.4f} citation_hits_gold={m['citation_hits_gold']:.4f} "
                 f"answer p50={m['answer_latency_ms']['p50']}ms p95={m['answer_latency_ms']['p95']}ms"
             )
+        if "reliability" in m:
+            lines.extend(reliability_lines({"answers (verdict)": m["reliability"]}, indent="  "))
     return "\n".join(lines)
-

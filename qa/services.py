@@ -179,13 +179,13 @@ def _answer_with_provider(
         provider = get_provider()
         answer.provider, answer.model_name = provider.name, provider.model
         generated = provider.generate(question, hits, expanded_terms=result.added_keywords, history=history)
-        verdict = _verify(question, generated, hits)
+        verdict = verify_answer(question, generated, hits)
         if "low_grounding" in verdict.flags and provider.name != "extractive":
             # Conservative retry (second reference article): once, with a stricter prompt.
             retried = provider.generate(
                 question, hits, expanded_terms=result.added_keywords, strict=True, history=history
             )
-            retried_verdict = _verify(question, retried, hits)
+            retried_verdict = verify_answer(question, retried, hits)
             if "low_grounding" not in retried_verdict.flags:
                 generated, verdict = retried, retried_verdict
             answer.usage["strict_retry"] = True
@@ -208,7 +208,8 @@ def _answer_with_provider(
     return _Generated(generated, verdict, hits)
 
 
-def _verify(question: str, generated: ProviderAnswer, hits: list[RetrievedChunk]) -> Verdict:
+def verify_answer(question: str, generated: ProviderAnswer, hits: list[RetrievedChunk]) -> Verdict:
+    """The verdict the portal gives a provider answer (the evaluate command scores the same one)."""
     return verify(
         blocks=generated.blocks,
         chunks=hits,

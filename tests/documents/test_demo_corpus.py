@@ -162,24 +162,94 @@ def test_versioned_facts_changed() -> None:
 # --- the golden set --------------------------------------------------------
 
 
+def answer_keys(query: dict) -> list[str]:
+    return [*query.get("answers", []), *query.get("answers_all", [])]
+
+
 def test_golden_set_size_and_mix(queries: list) -> None:
-    assert len(queries) >= 48
+    assert len(queries) >= 150
     kinds = [q["kind"] for q in queries]
     assert kinds.count("paraphrase") >= 20
     assert kinds.count("lexical") >= 20
+    for kind in ("table", "english", "two_fact", "off_topic", "restricted", "ambiguous"):
+        assert kinds.count(kind) >= 10, kind
     english = [q for q in queries if str(q["question"]).isascii()]
-    assert 3 <= len(english) <= 5
-    assert {q["gold_doc_id"] for q in english} <= set(SEEDS)
+    assert {q["lang"] for q in english} == {"en"}
+    assert all(q["lang"] == "ja" for q in queries if q not in english)
+    assert all(q["lang"] == "en" for q in queries if q["kind"] == "english")
+
+
+def test_every_query_says_what_the_employee_must_get_and_its_split(queries: list) -> None:
+    expected = {"off_topic": "not_found", "restricted": "not_found", "ambiguous": "clarify"}
+    for query in queries:
+        assert query["expect"] == expected.get(query["kind"], "answer"), query["qid"]
+        assert query["split"] in ("dev", "held_out"), query["qid"]
+        if query["expect"] == "answer":
+            assert answer_keys(query) and all(answer_keys(query)), query["qid"]
+        elif query["kind"] != "restricted":
+            assert query["gold_doc_id"] is None and not answer_keys(query), query["qid"]
+    two_fact = [q for q in queries if q["kind"] == "two_fact"]
+    assert all(len(q["answers_all"]) >= 2 for q in two_fact)
 
 
 def test_every_golden_answer_occurs_verbatim_in_its_gold_document(
     documents: dict, queries: list
 ) -> None:
     for query in queries:
+        if query["expect"] != "answer":
+            continue
         gold = query["gold_doc_id"]
         assert gold in documents, query["qid"]
-        for answer in query["answers"]:
+        for answer in answer_keys(query):
             assert answer in documents[gold].text, (query["qid"], answer)
+
+
+def test_restricted_facts_are_in_the_restricted_document_only(
+    documents: dict, queries: list, groups: dict
+) -> None:
+    restricted = [q for q in queries if q["kind"] == "restricted"]
+    visible = [doc.text for name, doc in documents.items() if name not in groups]
+    for query in restricted:
+        assert query["gold_doc_id"] in groups, query["qid"]
+        for key in answer_keys(query):
+            assert key in documents[query["gold_doc_id"]].text, (query["qid"], key)
+            assert not any(key in text for text in visible), (query["qid"], key)
+
+
+def test_ambiguous_questions_name_several_visible_documents(
+    documents: dict, queries: list, groups: dict
+) -> None:
+    for query in (q for q in queries if q["kind"] == "ambiguous"):
+        candidates = query["candidate_doc_ids"]
+        assert len(candidates) >= 2 and set(candidates) <= set(documents) - set(groups), query["qid"]
+
+
+def test_every_kind_holds_out_about_thirty_percent(queries: list) -> None:
+    for kind in {q["kind"] for q in queries}:
+        splits = [q["split"] for q in queries if q["kind"] == kind]
+        assert abs(splits.count("held_out") - 0.3 * len(splits)) <= 1.5, kind
+
+
+def test_split_assignment_is_deterministic_and_stratified(queries: list) -> None:
+    fresh = [{k: v for k, v in q.items() if k != "split"} for q in queries]
+    first = builder.assign_splits(fresh)
+    assert builder.assign_splits(list(reversed(fresh))) == first  # not the file's order either
+    assert set(first) == {q["qid"] for q in queries}
+    for kind in {q["kind"] for q in queries}:
+        members = [q["qid"] for q in queries if q["kind"] == kind]
+        held = sum(first[qid] == "held_out" for qid in members)
+        assert held == round(0.3 * len(members)), kind
+
+
+def test_split_assignment_never_moves_a_query_that_has_one() -> None:
+    old = [{"qid": f"o{i}", "kind": "table", "split": "held_out"} for i in range(3)]
+    new = [{"qid": f"n{i}", "kind": "table"} for i in range(7)]
+    splits = builder.assign_splits(old + new)
+    assert all(splits[q["qid"]] == "held_out" for q in old)
+    # 10 table queries want 3 held out, and the old ones are 3 already.
+    assert [splits[q["qid"]] for q in new] == ["dev"] * 7
+    more = builder.assign_splits([*old[:1], *new])  # 8 queries want 2: one new query joins
+    assert sum(more[q["qid"]] == "held_out" for q in new) == 1
 
 
 def test_builder_validation_accepts_the_golden_set(
@@ -196,6 +266,9 @@ def test_builder_validation_rejects_bad_queries(documents: dict) -> None:
             "gold_doc_id": gold,
             "answers": [answer],
             "kind": kind,
+            "lang": "ja",
+            "expect": "answer",
+            "split": "dev",
         }
 
     bad = [
@@ -213,10 +286,36 @@ def test_builder_validation_rejects_bad_queries(documents: dict) -> None:
     assert "kind must be" in text
 
 
-def test_golden_set_covers_every_visible_document_and_no_restricted_one(
+def test_builder_validation_checks_what_each_kind_expects(documents: dict) -> None:
+    def query(qid: str, kind: str, expect: str, **fields: object) -> dict[str, object]:
+        base = {"qid": qid, "question": "上限は？", "gold_doc_id": None, "answers": [], "lang": "ja", "split": "dev"}
+        return {**base, "kind": kind, "expect": expect, **fields}
+
+    bad = [
+        query("y1", "off_topic", "answer"),
+        query("y2", "off_topic", "not_found", gold_doc_id="expense.md", answers=["5,000円"]),
+        query("y3", "restricted", "not_found", gold_doc_id="evaluation.md", answers=["面談"]),
+        query("y4", "ambiguous", "clarify", candidate_doc_ids=["expense.md", "evaluation.md"]),
+        query("y5", "table", "answer", gold_doc_id="leave_childcare.md", answers=["最大20日"]),
+        query("y6", "two_fact", "answer", gold_doc_id="expense.md", answers_all=["経費くん", "2ヶ月"]),
+        {**query("y7", "lexical", "answer", gold_doc_id="attendance.md", answers=["10日"]), "lang": "en"},
+    ]
+    problems = builder.validate_queries(list(documents.values()), bad, {"evaluation.md"})
+    text = "\n".join(problems)
+    assert "'y1' (line 1): expect must be 'not_found' for a off_topic query" in text
+    assert "'y2' (line 2): a query that expects 'not_found' must have no gold_doc_id" in text
+    # "面談" is in evaluation.md, but also in visible documents (benefits, overtime...).
+    assert "'y3' (line 3): answer '面談' occurs in a visible document" in text
+    assert "'y4' (line 4): candidate_doc_ids must name at least two visible documents" in text
+    assert "'y5' (line 5): answer '最大20日' is on no table row" in text
+    assert "'y6' (line 6): answer '2ヶ月' does not occur verbatim in expense.md" in text
+    assert "'y7' (line 7): lang must be" in text
+
+
+def test_golden_answers_cover_every_visible_document_and_no_restricted_one(
     documents: dict, queries: list, groups: dict
 ) -> None:
-    golds = {q["gold_doc_id"] for q in queries}
+    golds = {q["gold_doc_id"] for q in queries if q["expect"] == "answer"}
     assert golds == set(documents) - set(groups)
 
 
@@ -227,10 +326,26 @@ def test_golden_set_includes_the_reference_articles_example(queries: list) -> No
     assert "10日" in example[0]["answers"]
 
 
+def test_golden_set_includes_the_issues_examples(queries: list) -> None:
+    by_question = {q["question"]: q for q in queries}
+    examples = {
+        "経費精算の締め切りはいつ？": ("expense.md", "1ヶ月以内"),
+        "パスワードを忘れたらどうすればいい？": ("it_support.md", "パスワードリセット"),
+        "休みを取りたいときは誰に言えばいい？": ("attendance.md", "上長"),
+        "有給休暇の付与日数は勤続年数でどう増えますか？": ("leave_childcare.md", "11日"),
+        "How many days of paid leave do I get?": ("attendance.md", "10日"),
+    }
+    for question, (gold, key) in examples.items():
+        assert by_question[question]["gold_doc_id"] == gold
+        assert key in answer_keys(by_question[question])
+    for question in ("上限はいくら？", "申請方法を教えて"):
+        assert by_question[question]["expect"] == "clarify"
+
+
 def test_golden_queries_have_unique_ids_and_the_evaluate_fields(queries: list) -> None:
     assert len({q["qid"] for q in queries}) == len(queries)
     for query in queries:
-        assert {"qid", "question", "gold_doc_id", "answers", "kind"} <= set(query)
+        assert {"qid", "question", "gold_doc_id", "answers", "kind", "lang", "expect", "split"} <= set(query)
 
 
 def test_committed_corpus_jsonl_is_up_to_date(documents: dict) -> None:

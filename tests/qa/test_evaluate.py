@@ -81,8 +81,14 @@ def test_evaluate_writes_the_metrics_and_leaves_live_data_alone(tmp_path, ingest
     # not the stated gold one.
     assert hybrid["answer_contains_gold"] == pytest.approx(1.0)
     assert hybrid["citation_hits_gold"] == pytest.approx(0.8)
+    # Every answer's verdict lands in one confidence level; the correct ones are those containing gold.
+    table = hybrid["reliability"]
+    assert table["n"] == len(QUERIES)
+    assert sum(row["n"] for row in table["levels"].values()) == len(QUERIES)
+    assert sum(row["correct"] for row in table["levels"].values()) == round(hybrid["answer_contains_gold"] * len(QUERIES))
     printed = capsys.readouterr().out
     assert "hybrid" in printed and "hit@1" in printed
+    assert "wrong_high_rate" in printed and "confidence" in printed
 
 
 def test_an_obvious_question_is_hit_at_1_in_every_mode(tmp_path):
@@ -94,7 +100,18 @@ def test_an_obvious_question_is_hit_at_1_in_every_mode(tmp_path):
     for mode in MODES:
         m = report["modes"][mode]
         assert (m["hit@1"], m["mrr"]) == (1.0, 1.0), mode
-        assert "answer_contains_gold" not in m  # only with --answers
+        assert "answer_contains_gold" not in m and "reliability" not in m  # only with --answers
+
+
+def test_questions_that_expect_no_answer_are_left_to_evaluate_portal(tmp_path):
+    corpus = write_jsonl(tmp_path / "corpus.jsonl", CORPUS)
+    off_topic = {"qid": "o1", "question": "株価は？", "gold_doc_id": None, "answers": [], "expect": "not_found"}
+    queries = write_jsonl(tmp_path / "queries.jsonl", [QUERIES[0], off_topic])
+    out = tmp_path / "report.json"
+    call_command("evaluate", corpus=str(corpus), queries=str(queries), json_out=str(out), quiet=True)
+    report = json.loads(out.read_text("utf-8"))
+    assert report["n"] == 1 and report["skipped_expect_no_answer"] == 1
+    assert report["modes"]["hybrid"]["hit@1"] == 1.0
 
 
 def test_bad_input_is_a_command_error(tmp_path):

@@ -16,7 +16,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--corpus", required=True, help='JSONL of {"doc_id", "title", "text"}')
-        parser.add_argument("--queries", required=True, help='JSONL of {"qid", "question", "gold_doc_id", "answers"}')
+        parser.add_argument(
+            "--queries",
+            required=True,
+            help='JSONL of {"qid", "question", "gold_doc_id", "answers"[, "answers_all", "expect"]}',
+        )
         parser.add_argument("--k", type=int, default=5)
         parser.add_argument("--limit", type=int, help="evaluate a fixed random sample of N queries (seed --seed)")
         parser.add_argument("--seed", type=int, default=13)
@@ -37,6 +41,10 @@ class Command(BaseCommand):
             queries = read_jsonl(queries_path)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise CommandError(f"bad JSONL: {exc}") from exc
+        # Off-topic, restricted and ambiguous golden questions have no gold document
+        # to retrieve: they are scored by evaluate_portal.
+        answerable = [q for q in queries if q.get("expect", "answer") == "answer"]
+        skipped, queries = len(queries) - len(answerable), answerable
         missing = [q.get("qid") for q in queries if "question" not in q or "gold_doc_id" not in q]
         if missing:
             raise CommandError(f"queries without question/gold_doc_id: {missing[:5]}")
@@ -60,6 +68,11 @@ class Command(BaseCommand):
         )
         report["corpus_path"], report["queries_path"] = str(corpus_path), str(queries_path)
         report["limit"], report["seed"] = options["limit"], options["seed"]
+        report["skipped_expect_no_answer"] = skipped
+        if skipped:
+            self.stdout.write(
+                f"skipped {skipped} queries that expect no answer (not_found / clarify): see evaluate_portal"
+            )
         self.stdout.write(summary_table(report))
         ix = report["indexing"]
         self.stdout.write(

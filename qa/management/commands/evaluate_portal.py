@@ -1,0 +1,112 @@
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from io import StringIO
+from pathlib import Path
+from typing import TextIO
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connection
+from django.test.utils import override_settings
+
+from qa.evaluation import progress_printer
+from qa.portal_eval import GOLDEN_QUERIES, SPLITS, ask_golden, failures_text, load_golden, summarise, summary_text
+
+# The settings a run depends on most, kept in the JSON so runs can be compared.
+REPORTED_SETTINGS = (
+    "RAG_PROVIDER",
+    "RAG_CONFIDENCE_HIGH",
+    "RAG_CONFIDENCE_MEDIUM",
+    "RAG_MIN_GROUNDED_RATIO",
+    "RAG_CLARIFY_GAP",
+    "RAG_MIN_SIMILARITY",
+    "RAG_TOP_K",
+)
+IMMEDIATE_TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+
+
+class Command(BaseCommand):
+    help = (
+        "Ask the golden questions through the answering service as the demo employee and score them: accuracy "
+        "per kind and split, the reliability table per confidence level, wrong_high_rate, latency. By default it "
+        "builds a throw-away portal first (a fresh test database and a temporary Chroma directory, the demo corpus "
+        "and users loaded; about 1-2 minutes of embedding) and leaves the configured data alone. --in-place asks "
+        "against the configured database and index instead (they must hold the demo corpus and the `employee` "
+        "user, e.g. a data directory prepared once with migrate + load_demo); the answers it creates are deleted."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--queries", default=str(GOLDEN_QUERIES), help="golden JSONL (default: the demo set)")
+        parser.add_argument("--split", choices=SPLITS, help="only this split")
+        parser.add_argument("--kind", help="only this kind (lexical, paraphrase, table, english, two_fact, ...)")
+        parser.add_argument("--json", dest="json_out", help="write the summary and every result to this file")
+        parser.add_argument("--failures", action="store_true", help="also print one line per wrong response")
+        parser.add_argument("--in-place", action="store_true", help="use the configured database and index as they are")
+        parser.add_argument("--quiet", action="store_true", help="no progress output")
+
+    def handle(self, *args: object, **options: object) -> None:
+        path = Path(str(options["queries"]))
+        if not path.is_file():
+            raise CommandError(f"{path} not found")
+        split, kind = (str(options[name]) if options[name] else None for name in ("split", "kind"))
+        queries = load_golden(path, split=split, kind=kind)
+        if not queries:
+            raise CommandError("no golden query matches --split/--kind")
+        quiet = bool(options["quiet"])
+        portal = nullcontext() if options["in_place"] else _throwaway_portal(self.stderr, quiet=quiet)
+        with portal:
+            try:
+                results = ask_golden(queries, progress=None if quiet else progress_printer("questions"))
+            except ValueError as exc:
+                raise CommandError(str(exc)) from exc
+        summary = summarise(results)
+        self.stdout.write(
+            f"portal evaluation: {len(queries)} golden questions as 'employee', provider {settings.RAG_PROVIDER}, "
+            f"confidence thresholds {settings.RAG_CONFIDENCE_HIGH}/{settings.RAG_CONFIDENCE_MEDIUM}\n"
+        )
+        self.stdout.write(summary_text(summary))
+        if options["failures"]:
+            self.stdout.write("\nwrong responses:\n" + failures_text(results))
+        if options["json_out"]:
+            report = {
+                "queries_path": str(path),
+                "filters": {"split": split, "kind": kind},
+                "settings": {name: getattr(settings, name) for name in REPORTED_SETTINGS},
+                "summary": summary,
+                "results": [r.as_json() for r in results],
+            }
+            Path(str(options["json_out"])).write_text(json.dumps(report, ensure_ascii=False, indent=2), "utf-8")
+
+
+@contextmanager
+def _throwaway_portal(stderr: TextIO, *, quiet: bool) -> Iterator[None]:
+    """A fresh portal holding only the demo corpus and users, removed on exit.
+
+    The database comes from Django's test-database machinery (for SQLite an
+    in-memory database, for PostgreSQL ``test_<name>``), the dense index and
+    uploads from a temporary directory, and indexing runs inline: nothing the
+    configured portal serves is read or written.
+    """
+    with (
+        tempfile.TemporaryDirectory(prefix="ragportal-eval-portal-") as tmp,
+        override_settings(
+            CHROMA_DIR=Path(tmp) / "chroma", CHROMA_HOST="", MEDIA_ROOT=Path(tmp) / "uploads", TASKS=IMMEDIATE_TASKS
+        ),
+    ):
+        live_database = connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+        try:
+            started = time.perf_counter()
+            if not quiet:
+                stderr.write("indexing the demo corpus into a throw-away portal...")
+            call_command("load_demo", stdout=StringIO(), stderr=stderr)
+            if not quiet:
+                stderr.write(f"indexed in {time.perf_counter() - started:.0f} s")
+            yield
+        finally:
+            connection.creation.destroy_test_db(live_database, verbosity=0)
