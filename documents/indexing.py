@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from documents.chunking import embedding_text
 from documents.embeddings import embed_passages
 from documents.keyword_index import KeywordIndex
+from documents.sentence_vectors import embed_chunk_sentences, pack
 from documents.vectorstore import DenseIndex
 
 EMBED_BATCH = 64
@@ -42,7 +43,12 @@ def embedding_text_for(heading_path: str, text: str, title: str = "") -> str:
 class IndexStats:
     chunks: int = 0
     embed_seconds: float = 0.0
+    sentence_seconds: float = 0.0
     total_seconds: float = 0.0
+
+
+# Receives (chunk id, packed sentence vectors) for each indexed chunk.
+SentenceSink = Callable[[list[tuple[int, bytes]]], None]
 
 
 def index_items(
@@ -51,8 +57,13 @@ def index_items(
     dense: DenseIndex,
     keyword: KeywordIndex,
     progress: Callable[[int, int], None] | None = None,
+    sentences: SentenceSink | None = None,
 ) -> IndexStats:
-    """Embed and store ``items`` in both indexes. Raises on any failure (the caller cleans up)."""
+    """Embed and store ``items`` in both indexes. Raises on any failure (the caller cleans up).
+
+    With ``sentences``, each chunk's sentences are embedded too and handed to it
+    (stored with the chunk, for sentence scoring at question time).
+    """
     stats = IndexStats()
     started = time.perf_counter()
     for i in range(0, len(items), EMBED_BATCH * 8):
@@ -66,6 +77,11 @@ def index_items(
             [{"document_id": item.document_id, "version_id": item.version_id} for item in batch],
         )
         keyword.add((item.chunk_id, item.version_id, f"{item.title} {item.heading_path} {item.text}") for item in batch)
+        if sentences is not None:
+            t0 = time.perf_counter()
+            matrices = embed_chunk_sentences([item.text for item in batch])
+            stats.sentence_seconds += time.perf_counter() - t0
+            sentences([(item.chunk_id, pack(m)) for item, m in zip(batch, matrices, strict=True)])
         stats.chunks += len(batch)
         if progress:
             progress(stats.chunks, len(items))

@@ -78,6 +78,8 @@ class Chunk(models.Model):
     text = models.TextField()
     start = models.PositiveIntegerField()
     end = models.PositiveIntegerField()
+    # One float16 embedding per sentence (documents.sentence_vectors), written at indexing time.
+    sentence_vectors = models.BinaryField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["version", "ordinal"]

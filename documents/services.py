@@ -231,7 +231,9 @@ def versions_index(*, versions: list[DocumentVersion]) -> None:
             _index_failed(version, ValueError(_("索引にする本文がありません。")), dense=dense, keyword=keyword)
     ready = [v for v in versions if items[v.pk]]
     try:
-        index_items([item for v in ready for item in items[v.pk]], dense=dense, keyword=keyword)
+        index_items(
+            [item for v in ready for item in items[v.pk]], dense=dense, keyword=keyword, sentences=_store_sentences
+        )
     except Exception as exc:  # noqa: BLE001 - any failure: the live versions must keep answering
         if len(ready) == 1:
             _index_failed(ready[0], exc, dense=dense, keyword=keyword)
@@ -241,6 +243,11 @@ def versions_index(*, versions: list[DocumentVersion]) -> None:
         return
     for version in sorted(ready, key=lambda v: v.number):
         _go_live(version, dense=dense, keyword=keyword)
+
+
+def _store_sentences(rows: list[tuple[int, bytes]]) -> None:
+    """Keep each chunk's sentence vectors on its row (documents.sentence_vectors)."""
+    Chunk.objects.bulk_update([Chunk(pk=pk, sentence_vectors=data) for pk, data in rows], ["sentence_vectors"], batch_size=200)
 
 
 def _live_version_id(document_id: int) -> int | None:

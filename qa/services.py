@@ -1,8 +1,10 @@
 """The question workflow and feedback: the only code that writes answers.
 
 answer_question: follow-up aware search query → expansion + ACL retrieval →
-clarification (no provider call) or provider → verification (+ one strict
-retry when ungrounded) → Answer, Citation rows and the evidence snapshot.
+"not found" when nothing retrieved is close (off-topic), a clarification when a
+short question names no document (neither calls the provider), or the provider
+→ verification (+ one strict retry when ungrounded) → Answer, Citation rows and
+the evidence snapshot.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from documents.models import Document
 from documents.selectors import visible_documents
 from qa.models import Answer, AnswerSource, Citation, Conversation, Feedback
 from qa.providers import get_provider
-from qa.retrieval import SearchResult, clarification_options, search
+from qa.retrieval import SearchResult, clarification_options, is_off_topic, search
 from qa.types import ProviderAnswer, ProviderConfigurationError, ProviderError, RetrievedChunk
 from ragportal.text import is_english
 from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN
@@ -111,12 +113,22 @@ def answer_question(
         usage={"timings_ms": {k: round(v, 2) for k, v in result.timings.items()}},
     )
 
-    options = [] if document is not None else clarification_options(result.hits, gap=settings.RAG_CLARIFY_GAP)
+    # Off-topic first: a question nothing answers is never asked back.
+    off_topic = is_off_topic(
+        search_query, result.hits, floor=settings.RAG_OFF_TOPIC_SIMILARITY, confident=settings.RAG_CONFIDENCE_HIGH
+    )
+    options = (
+        []
+        if document is not None or off_topic
+        else clarification_options(
+            result.hits, gap=settings.RAG_CLARIFY_GAP, short=result.short_question, generic=result.generic_question
+        )
+    )
     generated: _Generated | None = None
-    if options:
-        _store_clarification(answer, options, english=is_english(text))
-    elif not result.hits:
+    if off_topic:
         _store_abstention(answer, english=is_english(text))
+    elif options:
+        _store_clarification(answer, options, english=is_english(text))
     else:
         generated = _answer_with_provider(answer, text, result, history=turns[-3:])
     answer.latency_ms = (time.perf_counter() - started) * 1000

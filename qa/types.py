@@ -6,6 +6,7 @@ Nothing here touches the ORM: everything after retrieval works on these.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,8 @@ class RetrievedChunk:
     keyword_rank: int | None = None
     dense_rank: int | None = None
     title: str = ""
+    # One embedding per sentence of ``text`` (documents.sentence_vectors), when stored; not part of equality.
+    sentence_vectors: Any = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)

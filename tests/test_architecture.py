@@ -17,6 +17,7 @@ APPS = ("documents", "qa", "verification", "ragportal")
 # Pure checks: no Django app may be imported (the review admin modules may import qa.models).
 PURE_VERIFICATION = (
     "verification.flags",
+    "verification.answer_fit",
     "verification.textnorm",
     "verification.citations",
     "verification.quotes",

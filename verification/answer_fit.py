@@ -68,6 +68,43 @@ _QUESTION_NOISE = re.compile(
 _CONTENT_RUN = re.compile(r"[\u3400-\u9fff\u30a0-\u30ffー]{2,}|[a-z][a-z0-9]+")
 
 
+# Units a quantity question asks for (canonical units of verification.quantities), in question order.
+# 何時間 before 何時; 営業時間 and 何時から ask for clock times.
+_ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
+    (re.compile(r"何時間|\bhow many hours\b"), frozenset({"hour", "minute"})),
+    (re.compile(r"何時|営業時間|時間帯|受付時間|\bwhat time\b"), frozenset({"clock"})),
+    (re.compile(r"何営業日|何日|\bhow many days\b"), frozenset({"day", "business_day"})),
+    (re.compile(r"何ヶ月|何か月|何カ月|\bhow many months\b"), frozenset({"month"})),
+    (re.compile(r"何年"), frozenset({"year"})),
+    (re.compile(r"何回|\bhow (many times|often)\b"), frozenset({"times"})),
+    (re.compile(r"いくら|何円|金額|\bhow much\b"), frozenset({"yen"})),
+    (re.compile(r"何%|何パーセント|何割|\bwhat percent"), frozenset({"percent"})),
+    (re.compile(r"何人|何名|\bhow many (people|persons)\b"), frozenset({"person"})),
+    (re.compile(r"何分"), frozenset({"minute"})),
+    (re.compile(r"何週"), frozenset({"week"})),
+    (re.compile(r"何泊"), frozenset({"night"})),
+)
+
+
+def asked_units(question: str) -> list[frozenset[str]]:
+    """Per quantity the question asks for, the units that answer it (「週何日…月いくら」 → days, then yen)."""
+    norm = fold(question)
+    found: list[tuple[int, frozenset[str]]] = []
+    taken: list[tuple[int, int]] = []
+    for pattern, units in _ASKED_UNITS:
+        for match in pattern.finditer(norm):
+            if any(a < match.end() and match.start() < b for a, b in taken):
+                continue
+            taken.append((match.start(), match.end()))
+            found.append((match.start(), units))
+    return [units for _start, units in sorted(found, key=lambda item: item[0])]
+
+
+def carries_units(units: frozenset[str], text: str) -> bool:
+    """Whether ``text`` states a quantity in one of ``units``."""
+    return any(q.unit in units for q in extract_quantities(fold(text), already_nfkc=True))
+
+
 def asked_types(question: str) -> list[str]:
     """The answer types ``question`` asks for (possibly several, possibly none), in a fixed order."""
     norm = fold(question)
@@ -157,9 +194,12 @@ def answer_fit(
     """
     asked = asked_types(question)
     missing = [t for t in asked if not carries(t, answer_text)]
+    # Every quantity asked for must be there: 「週何日…月いくら」 answered with the amount alone misses one.
+    missing_units = [sorted(units) for units in asked_units(question) if not carries_units(units, answer_text)]
+    missing += [f"quantity:{'/'.join(units)}" for units in missing_units]
     terms = term_coverage(question, f"{answer_text}\n{context}")
     failed = []
-    if asked and len(missing) == len(asked):
+    if (asked and all(t in missing for t in asked)) or missing_units:
         failed.append("type")
     if terms is not None and terms < thresholds.min_terms:
         failed.append("terms")

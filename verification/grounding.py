@@ -22,7 +22,16 @@ UNGROUNDED_MESSAGE = gettext_noop("関連する文書を十分に見つけられ
 NOT_FOUND_MESSAGE = "提供された文書からは該当する内容が見つかりませんでした"
 NOT_FOUND_MESSAGE_EN = "The provided documents do not contain information about this."
 
+# The lead-in of an answer to an English question quoting Japanese documents. Like the
+# abstention it is fixed text: it claims nothing, so it is neither checked nor counted.
+ENGLISH_LEAD_IN = "From the documents (quoted in Japanese):"
+
 DEFAULT_MIN_GROUNDED_RATIO = 0.5
+
+
+def is_lead_in(text: str) -> bool:
+    """True when ``text`` is (only) the English lead-in."""
+    return text.strip() == ENGLISH_LEAD_IN
 
 # Polite openings that models put in front of the abstention sentence.
 _APOLOGIES = ("申し訳ございませんが", "申し訳ありませんが", "恐れ入りますが", "sorry", "i'm sorry", "i am sorry")

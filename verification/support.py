@@ -34,7 +34,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from verification.citations import file_names_in
-from verification.grounding import is_abstention
+from verification.grounding import is_abstention, is_lead_in
 from verification.quantities import Quantity, extract_quantities, quantity_in, scan_quantities, states
 from ragportal import text as plain_text
 from ragportal.text import is_english, looks_like_citation, nfkc
@@ -267,7 +267,7 @@ def _judge(sentence: str, evidence: Evidence) -> _Judgement:
     Abstentions and sentences with no quantity and under two content
     characters are not claims; with no evidence every claim is unsupported.
     """
-    if is_abstention(sentence):
+    if is_abstention(sentence) or is_lead_in(sentence):
         return _Judgement(True, "abstention", claim=False)
     body = _strip_citations(nfkc(sentence))
     quantities, rest = scan_quantities(body)

@@ -39,7 +39,13 @@ from verification.flags import (
     WARNING_UNSUPPORTED,
     WARNING_WEAK,
 )
-from verification.grounding import DEFAULT_MIN_GROUNDED_RATIO, UNGROUNDED_MESSAGE, grounded_ratio, is_abstention
+from verification.grounding import (
+    DEFAULT_MIN_GROUNDED_RATIO,
+    UNGROUNDED_MESSAGE,
+    grounded_ratio,
+    is_abstention,
+    is_lead_in,
+)
 from verification.quotes import locate_quote, quote_matches
 from verification.support import Evidence, EvidencePiece, check_sentence, split_sentences
 
@@ -328,10 +334,14 @@ class _CountedBlock:
 
 
 def _blocks_with_verified(blocks: Sequence[Any], verified: set[tuple[int, int]]) -> list[_CountedBlock]:
-    """Blocks keeping only citations whose quote checked out: a fabricated citation grounds nothing."""
+    """Blocks keeping only citations whose quote checked out: a fabricated citation grounds nothing.
+
+    The English lead-in claims nothing and is left out of the count.
+    """
     return [
         _CountedBlock(block.text, [cit for c, cit in enumerate(block.citations or ()) if (b, c) in verified])
         for b, block in enumerate(blocks)
+        if not is_lead_in(block.text)
     ]
 
 

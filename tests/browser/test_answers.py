@@ -44,3 +44,20 @@ def test_stale_answer_keeps_its_text_warns_and_is_not_high(page, login, employee
     assert "10日" in shown.locator(".answer-text").inner_text()
     assert shown.locator(".badge.confidence").get_attribute("data-confidence") != "high"
     screenshot(page, "answer-stale")
+
+
+def test_english_question_gets_japanese_quotes_under_an_english_lead_in(page, login, employee, owner):
+    from verification.grounding import ENGLISH_LEAD_IN
+
+    ingest_demo(owner, "attendance.md", "expense.md")
+    login("employee")
+    page.goto("/")
+    page.fill("textarea[name=text]", "How many days of paid leave do I get?")
+    page.click("#ask-form button[type=submit]")
+    page.locator("article.exchange").first.wait_for()
+    shown = page.locator(".answer").first
+    text = shown.locator(".answer-text").inner_text()
+    assert text.startswith(ENGLISH_LEAD_IN)
+    assert "10日" in text
+    assert shown.locator("sup.fnref a").first.inner_text() == "[1]"
+    screenshot(page, "answer-english")

@@ -145,7 +145,8 @@ REMOTE_FACTORY = (
     "# 在宅勤務規程（工場）\n\n## 在宅勤務の申請\n在宅勤務をする場合は、3営業日前までに工場長へ申請してください。"
     "申請は紙の申請書で行います。\n"
 )
-AMBIGUOUS = "在宅勤務の申請はいつまでに行いますか？"
+# Short: a question this short is asked back when its top two documents tie (qa.retrieval.clarification_options).
+AMBIGUOUS = "在宅勤務の申請はいつまで？"
 
 
 @pytest.fixture
@@ -200,11 +201,52 @@ def test_re_asking_restricted_never_loops_back_to_clarification(overlapping_docs
         assert all(h["document_id"] == chosen_doc.pk for h in again.retrieved)
 
 
-def test_no_clarification_with_the_default_gap(ingest, employee, settings):
+def test_no_clarification_without_a_gap(ingest, employee, settings):
     settings.RAG_CLARIFY_GAP = 0.0
     ingest(text=REMOTE_HQ, filename="remote_hq.md")
     ingest(text=REMOTE_FACTORY, filename="remote_factory.md")
     assert answer_question(user=employee, text=AMBIGUOUS).response_type == Answer.ResponseType.ANSWER
+
+
+def test_a_longer_question_is_answered_even_when_its_documents_tie(overlapping_docs, employee):
+    answer = answer_question(user=employee, text="在宅勤務の申請はいつまでに行う必要がありますか？")
+    assert answer.response_type == Answer.ResponseType.ANSWER
+
+
+# --- asking back and abstaining with the demo documents ----------------------------------
+
+
+@pytest.fixture
+def limits(ingest):
+    """Three demo documents that each state a 上限 of a different kind (lodging, lodging again, repairs)."""
+    return [ingest(name) for name in ("business_travel.md", "expense.md", "equipment.md")]
+
+
+def test_a_generic_question_asks_which_document_is_meant(limits, employee):
+    answer = answer_question(user=employee, text="上限はいくら？")
+
+    assert answer.response_type == Answer.ResponseType.CLARIFICATION
+    options = answer.clarification["options"]
+    assert len(options) == len({o["document_id"] for o in options}) >= 2
+    assert {o["filename"] for o in options} <= {"business_travel.md", "expense.md", "equipment.md"}
+    assert answer.provider == "" and not answer.citations.exists()
+
+
+def test_a_question_that_names_its_topic_is_answered(limits, employee):
+    answer = answer_question(user=employee, text="出張の宿泊費の上限はいくら？")
+
+    assert answer.response_type == Answer.ResponseType.ANSWER
+    assert "15,000円" in answer.answer_text
+    assert answer.citations.filter(filename__in=["business_travel.md", "expense.md"]).exists()
+
+
+@pytest.mark.parametrize("question", ["今日の天気は？", "明日の東京の天気は？"])
+def test_an_off_topic_question_is_not_found_without_asking_back(limits, employee, question):
+    answer = answer_question(user=employee, text=question)
+
+    assert answer.response_type == Answer.ResponseType.NOT_FOUND
+    assert answer.provider == "" and not answer.citations.exists()
+    assert answer.retrieved  # what was considered stays for a reviewer
 
 
 # --- query expansion ------------------------------------------------------------

@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PURE_MODULES = [
     "ragportal.text",
     "verification.flags",
+    "verification.answer_fit",
     "verification.textnorm",
     "verification.citations",
     "verification.quotes",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from qa.providers.base import ABSTAIN_EN, ABSTAIN_JA
+from verification.grounding import ENGLISH_LEAD_IN
 from qa.providers.extractive import ExtractiveProvider
 
 from .conftest import LEAVE_TEXT, make_chunk
@@ -66,7 +67,9 @@ def test_english_question_answers_through_japanese_expansion_terms(policy_chunks
         "How many days of paid leave do I get?", policy_chunks, expanded_terms=["有給休暇", "付与"]
     )
     assert not answer.abstained
-    assert answer.blocks[0].text.startswith("有給休暇は入社6ヶ月後に10日付与されます")
+    # The Japanese quotes stand under an English lead-in that cites nothing.
+    assert answer.blocks[0].text.strip() == ENGLISH_LEAD_IN and answer.blocks[0].citations == []
+    assert answer.blocks[1].text.startswith("有給休暇は入社6ヶ月後に10日付与されます")
 
 
 def test_expansion_terms_rescue_a_synonym_question(policy_chunks):
@@ -128,3 +131,41 @@ def test_amount_question_ranks_the_sentence_with_the_amount_first():
     chunk = make_chunk(0, "出張の日当は規定に従って支給されます。出張の日当は1日3000円です。", "expense.md", "出張")
     answer = ExtractiveProvider().generate("出張の日当はいくら？", [chunk])
     assert answer.blocks[0].text.startswith("出張の日当は1日3000円です。")
+
+
+LEAVE_TABLE = (
+    "### 勤続年数ごとの付与日数\n次の日数が付与されます。\n\n| 勤続年数 | 付与日数 |\n|---|---|\n"
+    "| 6ヶ月 | 10日 |\n| 1年6ヶ月 | 11日 |\n| 2年6ヶ月 | 12日 |\n| 3年6ヶ月 | 14日 |\n"
+)
+
+
+def test_a_table_answer_is_a_row_under_its_header_never_a_bare_header_or_separator():
+    chunk = make_chunk(0, LEAVE_TABLE, "leave.md", section="勤続年数ごとの付与日数")
+    answer = ExtractiveProvider().generate("勤続年数が2年6ヶ月のとき付与日数は何日ですか？", [chunk])
+    assert not answer.abstained
+    assert "勤続年数: 2年6ヶ月 / 付与日数: 12日" in answer.text
+    assert "|---|" not in answer.text and "| 勤続年数 | 付与日数 |" not in answer.text
+    row = "| 2年6ヶ月 | 12日 |"
+    citation = next(c for b in answer.blocks for c in b.citations if c.cited_text == row)
+    assert LEAVE_TABLE[citation.start : citation.end] == row
+
+
+def test_a_sentence_that_only_points_elsewhere_loses_to_the_content_it_points_to():
+    pointer = make_chunk(0, "パスワードを忘れた場合の再設定方法は「ITサポートガイド」(it_support.md) を参照してください。", "security.md")
+    content = make_chunk(
+        1, "パスワードを忘れた場合は、パスワードリセット画面から再設定するか、ITヘルプデスク（内線1234）に連絡してください。",
+        "it_support.md",
+    )
+    answer = ExtractiveProvider().generate("パスワードを忘れたらどうすればいい？", [pointer, content])
+    assert answer.blocks[0].text.startswith("パスワードを忘れた場合は、パスワードリセット画面")
+
+
+def test_each_quantity_a_two_part_question_asks_for_gets_a_sentence():
+    chunk = make_chunk(
+        0,
+        "リモートワークは週3日まで実施できます。実施には上長の承認が必要です。"
+        "在宅勤務手当として月額4,000円を支給します。",
+        "remote_work.md",
+    )
+    answer = ExtractiveProvider().generate("在宅勤務は週何日までできて、手当は月いくらですか？", [chunk])
+    assert "週3日まで" in answer.text and "4,000円" in answer.text

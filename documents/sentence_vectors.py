@@ -1,0 +1,89 @@
+"""Embeddings of each sentence of a chunk, computed when the chunk is indexed.
+
+The extractive provider scores sentences by meaning as well as by words, and
+the answer-fit check compares the answer with the question. Embedding a
+sentence at question time costs about 0.8 ms per token on the 2-core target,
+so the vectors are computed at indexing time and stored with the chunk
+(``Chunk.sentence_vectors``: float16, one 384-dim row per sentence of
+:func:`sentence_spans`, in order). A chunk indexed before they existed, or a
+throw-away evaluation index, gets them computed on first use and kept in a
+bounded in-process cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from documents.embeddings import embed_passages
+from ragportal.text import Sentence, split_sentences
+
+DIMENSIONS = 384
+_CACHE_SIZE = 3_000
+_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def sentence_spans(text: str) -> list[Sentence]:
+    """The sentences a chunk is scored by (list markers and heading marks stripped)."""
+    return split_sentences(text, strip_markers=True)
+
+
+def embed_chunk_sentences(texts: list[str]) -> list[np.ndarray]:
+    """One float32 matrix per chunk text: a row per sentence of :func:`sentence_spans` (one batch)."""
+    spans = [sentence_spans(text) for text in texts]
+    flat = [text[s.start : s.end] for text, chunk_spans in zip(texts, spans) for s in chunk_spans]
+    vectors = embed_passages(flat) if flat else np.zeros((0, DIMENSIONS), dtype=np.float32)
+    out, row = [], 0
+    for chunk_spans in spans:
+        out.append(vectors[row : row + len(chunk_spans)])
+        row += len(chunk_spans)
+    return out
+
+
+def pack(matrix: np.ndarray) -> bytes:
+    return np.asarray(matrix, dtype=np.float16).tobytes()
+
+
+def unpack(data: bytes | memoryview | None, text: str) -> np.ndarray | None:
+    """The stored matrix of a chunk, or None when absent or not matching its sentences (then recompute)."""
+    if not data:
+        return None
+    matrix = np.frombuffer(bytes(data), dtype=np.float16).astype(np.float32)
+    rows = len(sentence_spans(text))
+    if matrix.size != rows * DIMENSIONS:
+        return None
+    return matrix.reshape(rows, DIMENSIONS)
+
+
+def vectors_for(texts: list[str], stored: list[np.ndarray | None] | None = None) -> list[np.ndarray]:
+    """Sentence matrices for ``texts``: the stored ones where given, else cached or computed (one batch)."""
+    stored = stored or [None] * len(texts)
+    result: list[np.ndarray | None] = list(stored)
+    missing = []
+    with _cache_lock:
+        for i, (text, matrix) in enumerate(zip(texts, stored)):
+            if matrix is not None:
+                continue
+            hit = _cache.get(_key(text))
+            if hit is not None:
+                _cache.move_to_end(_key(text))
+                result[i] = hit
+            else:
+                missing.append(i)
+    if missing:
+        computed = embed_chunk_sentences([texts[i] for i in missing])
+        with _cache_lock:
+            for i, matrix in zip(missing, computed):
+                result[i] = matrix
+                _cache[_key(texts[i])] = matrix
+                while len(_cache) > _CACHE_SIZE:
+                    _cache.popitem(last=False)
+    return [m if m is not None else np.zeros((0, DIMENSIONS), dtype=np.float32) for m in result]
+
+
+def _key(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()

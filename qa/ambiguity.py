@@ -1,0 +1,95 @@
+"""Whether a question's own words can single out a document: the ask-back side of retrieval.
+
+Pure Python, no Django. 「上限はいくら？」 is ambiguous in a portal where travel,
+health checks and overtime each have a 上限: the question is short and its one
+content term occurs in many documents, so nothing in it says which one is
+meant. 「出張の宿泊費の上限はいくら？」 names three terms, and 「在宅勤務手当は
+いくらですか？」 a term only one document uses: both are clear.
+
+- :func:`content_terms`: runs of kanji, of katakana, or of Latin letters and
+  digits, two characters or longer, after interrogatives (何, 何日, 何時間, 誰,
+  ...) and English function words are removed. Hiragana carries particles and
+  endings; a lone kanji is mostly a verb stem (休み, 忘れ).
+- :func:`question_length`: letters, kana, kanji and digits; punctuation and
+  spaces do not count.
+- :func:`is_generic`: short, at most one content term, and that term occurs in
+  at least :data:`GENERIC_TERM_DOCUMENTS` of the documents retrieval considered
+  (all of them when fewer were). A term no document contains says nothing
+  either way and keeps the question from counting as generic; a question with
+  no content term at all is generic.
+
+Thresholds were chosen on the dev split of the demo golden set
+(documents/demo_corpus/golden): see :data:`SHORT_QUESTION_CHARS` and
+:data:`GENERIC_TERM_DOCUMENTS`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from ragportal.text import fold
+
+# A question this short cannot settle a tie or a generic term with the rest of its
+# words. Dev split: every ambiguous question has at most 13 characters; the clear
+# questions that otherwise look generic (one common term, or none) have 17 or more.
+SHORT_QUESTION_CHARS = 15
+# A term found in this many candidate documents does not single one out. Dev
+# split: the generic terms of the ambiguous questions (上限, 期限, 手当, パスワード,
+# 申請) occur in 4 to 13 documents; the one-term clear questions name a term of
+# at most 3 (有給休暇, 経費精算: 3; 在宅勤務手当: 1).
+GENERIC_TERM_DOCUMENTS = 4
+
+_KANJI = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々〆"
+_KATAKANA = "\u30a1-\u30fa\u30fc"
+_HIRAGANA = "\u3041-\u3096"
+_TERM = re.compile(f"[{_KANJI}]+|[{_KATAKANA}]+|[0-9a-z]+")
+_WORD_CHARACTER = re.compile(f"[{_KANJI}{_KATAKANA}{_HIRAGANA}0-9a-z]")
+# 何 with the counter it asks about (何日前 keeps 前, 何時間 goes whole), and 誰.
+_INTERROGATIVE = re.compile(
+    r"何(?:ヶ月|か月|カ月|時間|週間|年間|日間|[日時回円歳分秒年月週枚人名件度割倍個台階番点泊本冊社%])?|誰"
+)
+_ENGLISH_FUNCTION_WORDS = frozenset(
+    "a an and any are as at be by can could do does did for from get has have how i if in is it its many much "
+    "me my of on or our should so the their there this that to was we were what when where which who whom whose "
+    "why will with would you your".split()
+)
+
+
+def content_terms(text: str) -> list[str]:
+    """The question's content terms in order, each once (folded: NFKC, lower case)."""
+    folded = _INTERROGATIVE.sub(" ", fold(text))
+    terms = (m.group() for m in _TERM.finditer(folded))
+    return list(dict.fromkeys(t for t in terms if len(t) >= 2 and t not in _ENGLISH_FUNCTION_WORDS))
+
+
+def question_length(text: str) -> int:
+    """Letters, kana, kanji and digits in ``text`` (punctuation and spaces do not count)."""
+    return len(_WORD_CHARACTER.findall(fold(text)))
+
+
+def is_short(text: str) -> bool:
+    return question_length(text) <= SHORT_QUESTION_CHARS
+
+
+def document_frequency(term: str, documents: Mapping[int, Sequence[str]]) -> int:
+    """In how many documents ``term`` occurs; ``documents`` maps a document to its folded texts."""
+    return sum(1 for texts in documents.values() if any(term in text for text in texts))
+
+
+def is_generic(text: str, documents: Mapping[int, Sequence[str]]) -> bool:
+    """True when ``text`` is short and none of its words points at one of ``documents``.
+
+    ``documents`` maps each document retrieval considered to its folded texts
+    (title, section and body of its candidate chunks). Generic: short, at most
+    one content term, and that term occurs in at least
+    ``min(GENERIC_TERM_DOCUMENTS, len(documents))`` of them; a term found in no
+    document is not generic (it may name something no document covers).
+    """
+    if not is_short(text):
+        return False
+    terms = content_terms(text)
+    if len(terms) > 1:
+        return False
+    needed = min(GENERIC_TERM_DOCUMENTS, len(documents))
+    return all(document_frequency(term, documents) >= max(needed, 1) for term in terms)

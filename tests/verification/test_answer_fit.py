@@ -1,0 +1,77 @@
+"""Does the answer answer the question: types asked for, key terms, meaning; and what the verdict does with it."""
+
+from __future__ import annotations
+
+import pytest
+
+from qa.types import AnswerBlock, Citation, RetrievedChunk
+from verification.answer_fit import CONTACT, DATE, QUANTITY, STEPS, answer_fit, asked_types, asked_units, carries
+from verification.flags import WARNING_ANSWER_MISMATCH
+from verification.verdict import verify
+
+
+@pytest.mark.parametrize(
+    ("question", "types"),
+    [
+        ("経費精算の締め切りはいつ？", [DATE]),
+        ("有給休暇は何日もらえますか？", [QUANTITY]),
+        ("休みを取りたいときは誰に言えばいい？", [CONTACT]),
+        ("パスワードを忘れたらどうすればいい？", [STEPS]),
+        ("How many days of paid leave do I get?", [QUANTITY]),
+        ("社員食堂について", []),
+    ],
+)
+def test_what_a_question_asks_for(question: str, types: list[str]) -> None:
+    assert asked_types(question) == types
+
+
+def test_each_quantity_of_a_two_part_question_is_asked_for_in_its_unit() -> None:
+    units = asked_units("在宅勤務は週何日までできて、手当は月いくらですか？")
+    assert units == [frozenset({"day", "business_day"}), frozenset({"yen"})]
+    assert asked_units("入社初日は何時に行けばいい？") == [frozenset({"clock"})]
+
+
+@pytest.mark.parametrize(
+    ("answer_type", "text", "expected"),
+    [
+        (DATE, "経費精算は支払日から1ヶ月以内に申請してください。", True),
+        (DATE, "領収書は必ず添付してください。", False),
+        (CONTACT, "申請は勤怠くんから上長に提出します。", True),
+        (CONTACT, "有効期限を過ぎた休暇の買い取りは行いません。", False),
+        (STEPS, "パスワードリセット画面から再設定してください。", True),
+    ],
+)
+def test_what_carries_an_answer_type(answer_type: str, text: str, expected: bool) -> None:
+    assert carries(answer_type, text) is expected
+
+
+def test_the_six_everyday_questions_are_judged() -> None:
+    assert not answer_fit("経費精算の締め切りはいつ？", "領収書は必ず添付してください。事前承認が必要です。").fits
+    assert answer_fit("経費精算の締め切りはいつ？", "経費精算は支払日から1ヶ月以内に申請してください。").fits
+    assert not answer_fit("休みを取りたいときは誰に言えばいい？", "有効期限を過ぎた休暇の買い取りは行いません。").fits
+    assert answer_fit("休みを取りたいときは誰に言えばいい？", "申請は勤怠くんから上長に提出します。").fits
+    missing = answer_fit("在宅勤務は週何日までできて、手当は月いくらですか？", "在宅勤務手当として月額4,000円を支給します。")
+    assert "type" in missing.failed
+    assert answer_fit("有給休暇は何日？", "有給休暇は10日です。", similarity=0.70).failed == ["meaning"]
+
+
+ATTENDANCE = "## 有給休暇\n有給休暇は入社6ヶ月後に10日付与されます。\n有給休暇の買い取りは行いません。\n"
+
+
+def _verdict(question: str, quote: str) -> object:
+    chunk = RetrievedChunk(
+        chunk_id=1, document_id=1, version_id=1, filename="attendance.md", section="有給休暇", text=ATTENDANCE,
+        similarity=0.95,
+    )
+    start = ATTENDANCE.index(quote)
+    block = AnswerBlock(f"{quote}(attendance.md)", [Citation(0, quote, start, start + len(quote))])
+    return verify(blocks=[block], chunks=[chunk], top_similarity=0.95, thresholds=(0.88, 0.83), question=question)
+
+
+def test_an_answer_beside_the_question_is_not_high_and_says_so() -> None:
+    fitting = _verdict("有給休暇は何日もらえますか？", "有給休暇は入社6ヶ月後に10日付与されます。")
+    assert fitting.confidence == "high" and "answer_mismatch" not in fitting.flags
+    beside = _verdict("有給休暇は何日もらえますか？", "有給休暇の買い取りは行いません。")
+    assert beside.confidence != "high"
+    assert "answer_mismatch" in beside.flags
+    assert WARNING_ANSWER_MISMATCH in beside.warnings
