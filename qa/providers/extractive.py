@@ -271,6 +271,7 @@ class ExtractiveProvider:
     meaning_threshold = 0.85
     # Across languages the same meaning scores lower (an English question over Japanese text).
     meaning_threshold_cross_lingual = 0.80
+    cross_lingual_band = 0.06
 
     def __init__(
         self, *, threshold: float = DEFAULT_THRESHOLD, max_sentences: int = MAX_SENTENCES, meaning: bool = True
@@ -337,14 +338,26 @@ class ExtractiveProvider:
         relevance = [
             (c.score / best_score) if best_score > 0 else 1.0 / (1 + i) for i, c in enumerate(chunks)
         ]
+        # Across languages similarities are compressed into a narrow band: an English
+        # question's sentences are scaled against its own best one instead.
+        top = max((s.meaning for s in sentences), default=0.0)
+        scale = (top - self.cross_lingual_band, top) if is_english(question) else None
         candidates = [
-            self._score(s, query, context=contexts[s.chunk_index], relevance=relevance[s.chunk_index])
+            self._score(s, query, context=contexts[s.chunk_index], relevance=relevance[s.chunk_index], scale=scale)
             for s in sentences
         ]
         candidates.sort(key=lambda c: (-c.score, c.chunk_index, c.start))
         return candidates
 
-    def _score(self, sentence: _Sentence, query: _Query, *, context: dict[str, float], relevance: float) -> _Candidate:
+    def _score(
+        self,
+        sentence: _Sentence,
+        query: _Query,
+        *,
+        context: dict[str, float],
+        relevance: float,
+        scale: tuple[float, float] | None = None,
+    ) -> _Candidate:
         """One sentence's lexical coverage of the question and its score (coverage plus bonuses and penalties).
 
         A question token found only in the chunk's context (headings) counts
@@ -373,15 +386,16 @@ class ExtractiveProvider:
             score -= 0.2
         if _POINTER.search(sentence.text):
             score -= POINTER_PENALTY
-        score += self.meaning_weight * self._meaning_share(sentence.meaning)
+        score += self.meaning_weight * self._meaning_share(sentence.meaning, scale)
         return _Candidate(
             sentence.chunk_index, sentence.start, sentence.end, sentence.text, lexical, score, sentence.meaning,
             sentence.header,
         )
 
-    def _meaning_share(self, meaning: float) -> float:
-        span = self.meaning_ceiling - self.meaning_floor
-        return min(1.0, max(0.0, (meaning - self.meaning_floor) / span))
+    def _meaning_share(self, meaning: float, scale: tuple[float, float] | None = None) -> float:
+        floor, ceiling = scale or (self.meaning_floor, self.meaning_ceiling)
+        span = (ceiling - floor) or 1.0
+        return min(1.0, max(0.0, (meaning - floor) / span))
 
     def _passes(self, candidate: _Candidate, threshold: float, *, english: bool = False) -> bool:
         """Enough shared words, or close enough in meaning (paraphrases, English over Japanese)."""
