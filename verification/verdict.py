@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ragportal.text import is_english
 from verification.answer_fit import DEFAULT_FIT_THRESHOLDS, AnswerFit, FitThresholds, answer_fit
 from verification.citations import adjust_confidence_by_citation, step_down, verify_citation_presence
 from verification.flags import (
@@ -217,6 +218,9 @@ def verify(
     if fit is not None and fit.failed:
         # One failed signal costs a step; two or more mean the answer is probably beside the point.
         confidence = "low" if len(fit.failed) > 1 else step_down(confidence)
+    if fit is not None and fit.terms is None and confidence == "high" and is_english(question or ""):
+        # Across languages the question's terms cannot be checked against the quotes: never "high".
+        confidence = "medium"
     return Verdict(
         confidence=confidence,
         flags=sorted(found.flags),

@@ -75,3 +75,10 @@ def test_an_answer_beside_the_question_is_not_high_and_says_so() -> None:
     assert beside.confidence != "high"
     assert "answer_mismatch" in beside.flags
     assert WARNING_ANSWER_MISMATCH in beside.warnings
+
+
+def test_an_english_question_answered_from_japanese_quotes_is_never_high() -> None:
+    # Across languages the question's key terms cannot be checked against the quotes.
+    verdict = _verdict("How many days of paid leave do I get?", "有給休暇は入社6ヶ月後に10日付与されます。")
+    assert verdict.confidence == "medium"
+    assert "answer_mismatch" not in verdict.flags

@@ -1,0 +1,17 @@
+"""The English glossary lets an English question search in the documents' own words."""
+
+from __future__ import annotations
+
+from qa.expansion import dictionary_rules, expand
+
+
+def test_english_workplace_terms_expand_to_the_japanese_words_the_documents_use(db):
+    expansion = expand("How many days of paid leave do I get?", rules=dictionary_rules())
+    assert "有給休暇" in expansion.added_keywords
+    hotel = expand("What is the hotel limit on a business trip?", rules=dictionary_rules())
+    assert {"宿泊費", "出張"} <= set(hotel.added_keywords)
+    # A Japanese question expands exactly as it does without the English entries.
+    rules = dictionary_rules()
+    japanese_only = [(term, words) for term, words in rules if not term.isascii()]
+    for question in ("有給休暇は何日？", "パスワードを忘れたらどうすればいい？", "出張のホテル代の上限は？"):
+        assert expand(question, rules=rules).added_keywords == expand(question, rules=japanese_only).added_keywords
