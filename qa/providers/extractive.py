@@ -293,7 +293,9 @@ class ExtractiveProvider:
         started = time.perf_counter()
         candidates = self._rank(question, chunks, expanded_terms)
         limit = STRICT_MAX_SENTENCES if strict else self.max_sentences
-        chosen = self._choose(candidates, limit, question, threshold=self._threshold_for(chunks))
+        chosen = self._choose(
+            candidates, limit, question, threshold=self._threshold_for(chunks), documents=[c.filename for c in chunks]
+        )
         if not chosen:
             return ProviderAnswer(
                 blocks=[AnswerBlock(text=abstention_text(question))],
@@ -413,7 +415,13 @@ class ExtractiveProvider:
         return self.threshold
 
     def _choose(
-        self, candidates: list[_Candidate], limit: int, question: str, *, threshold: float | None = None
+        self,
+        candidates: list[_Candidate],
+        limit: int,
+        question: str,
+        *,
+        threshold: float | None = None,
+        documents: Sequence[str] = (),
     ) -> list[_Candidate]:
         """The best sentence, its context when it needs one, then close runners-up.
 
@@ -447,8 +455,15 @@ class ExtractiveProvider:
                 (
                     c for c in candidates
                     if c not in chosen and carries_units(units, c.text) and c.score >= 0.5 * best.score
-                    # In the best sentence's own chunk any shared word will do; elsewhere it must pass.
-                    and ((c.chunk_index == best.chunk_index and c.lexical > 0) or self._passes(c, threshold, english=english))
+                    # In the best sentence's own chunk any shared word will do; elsewhere it must pass,
+                    # and come from the same document (a clock time of another policy answers nothing).
+                    and (
+                        (c.chunk_index == best.chunk_index and c.lexical > 0)
+                        or (
+                            _same_document(documents, c.chunk_index, best.chunk_index)
+                            and self._passes(c, threshold, english=english)
+                        )
+                    )
                 ),
                 None,
             )
@@ -501,6 +516,11 @@ def _fact_carrier(
         ),
         None,
     )
+
+
+def _same_document(documents: Sequence[str], a: int, b: int) -> bool:
+    """Whether chunks ``a`` and ``b`` come from one document (one chunk, when documents are not known)."""
+    return documents[a] == documents[b] if documents else a == b
 
 
 def _previous_in_chunk(candidates: list[_Candidate], sentence: _Candidate) -> _Candidate | None:
