@@ -204,7 +204,7 @@ def _items(version: DocumentVersion) -> list[IndexItem]:
             text=c.text,
             title=version.document.title,
         )
-        for c in version.chunks.order_by("ordinal")
+        for c in version.chunks.defer("sentence_vectors").order_by("ordinal")
     ]
 
 

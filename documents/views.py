@@ -137,7 +137,7 @@ def _detail_context(request: HttpRequest, document: Document, replace_form: Vers
     shown: DocumentVersion | None = next((v for v in versions if v.pk == document.live_version_id), None)
     if shown is None and versions:
         shown = versions[0]
-    chunks = Chunk.objects.filter(version=shown).order_by("ordinal") if shown else Chunk.objects.none()
+    chunks = Chunk.objects.filter(version=shown).defer("sentence_vectors").order_by("ordinal") if shown else Chunk.objects.none()
     return {
         "document": document,
         "versions": versions,
