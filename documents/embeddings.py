@@ -8,6 +8,7 @@ through ``__call__`` (passages) and searches through ``embed_query``.
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Any
 
@@ -36,6 +37,16 @@ def embed_passages(texts: list[str]) -> np.ndarray:
         return np.zeros((0, 384), dtype=np.float32)
     with _lock:  # the C engine is not documented as re-entrant
         return np.asarray(get_model().passage(list(texts)), dtype=np.float32).reshape(len(texts), -1)
+
+
+@functools.lru_cache(maxsize=256)
+def embed_query(text: str) -> np.ndarray:
+    """One query's vector, cached: a question is embedded once though dense search,
+    the off-topic check and sentence scoring all compare against it. Read-only.
+    """
+    vector = embed_queries([text])[0]
+    vector.flags.writeable = False
+    return vector
 
 
 def embed_queries(texts: list[str]) -> np.ndarray:

@@ -18,7 +18,6 @@ from collections import OrderedDict
 
 import numpy as np
 
-from documents.embeddings import embed_passages
 from ragportal.text import Sentence, split_sentences
 
 DIMENSIONS = 384
@@ -34,6 +33,10 @@ def sentence_spans(text: str) -> list[Sentence]:
 
 def embed_chunk_sentences(texts: list[str]) -> list[np.ndarray]:
     """One float32 matrix per chunk text: a row per sentence of :func:`sentence_spans` (one batch)."""
+    # Imported here: the model (and Chroma) load only when something is embedded, so the
+    # extractive provider can share sentence_spans without that import.
+    from documents.embeddings import embed_passages
+
     spans = [sentence_spans(text) for text in texts]
     flat = [text[s.start : s.end] for text, chunk_spans in zip(texts, spans) for s in chunk_spans]
     vectors = embed_passages(flat) if flat else np.zeros((0, DIMENSIONS), dtype=np.float32)

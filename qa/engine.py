@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from documents.embeddings import embed_queries
+from documents.embeddings import embed_query
 from documents.keyword_index import KeywordIndex
 from documents.segmentation import tokens
 from documents.vectorstore import DenseIndex
@@ -90,7 +90,7 @@ class HybridEngine:
         if version_ids is not None and not version_ids:
             return EngineResult([], timings)
         with _timed(timings, "dense"):
-            query_vector = embed_queries([query])[0]
+            query_vector = embed_query(query)
             dense_hits = [] if mode == "keyword" else self._dense_hits(query_vector, version_ids)
         with _timed(timings, "keyword"):
             keyword_hits = [] if mode == "dense" else self._keyword_hits(query, version_ids)

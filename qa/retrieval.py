@@ -20,7 +20,7 @@ from typing import Literal
 
 from django.conf import settings
 
-from documents.embeddings import embed_queries
+from documents.embeddings import embed_query
 from documents.keyword_index import live_keyword_index
 from documents.models import Chunk
 from documents.selectors import searchable_version_ids
@@ -249,6 +249,6 @@ def is_off_topic(query: str, hits: list[RetrievedChunk], *, floor: float, confid
 
 def best_sentence_similarity(query: str, hits: list[RetrievedChunk]) -> float:
     """The highest cosine similarity between ``query`` and any sentence of ``hits`` (0.0 without sentences)."""
-    vector = embed_queries([query])[0]
+    vector = embed_query(query)
     matrices = vectors_for([h.text for h in hits], [h.sentence_vectors for h in hits])
     return max((float((matrix @ vector).max()) for matrix in matrices if len(matrix)), default=0.0)

@@ -68,4 +68,4 @@ def may_read(answer: Answer, user: AbstractBaseUser | AnonymousUser) -> bool:
 
 def readers_of(answer: Answer, candidates: QuerySet) -> list[int]:
     """Primary keys of the ``candidates`` (users) who may read ``answer``: who it can be assigned to."""
-    return [user.pk for user in candidates if may_read(Answer(pk=answer.pk), user)]
+    return [user.pk for user in candidates if Answer.objects.filter(readable_condition(user), pk=answer.pk).exists()]

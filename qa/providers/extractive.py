@@ -29,9 +29,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from documents.sentence_vectors import sentence_spans
 from qa.providers.base import abstention_text, elapsed_ms, sentence_separator
 from qa.types import AnswerBlock, Citation, ProviderAnswer, RetrievedChunk
-from ragportal.text import fold, is_english, split_sentences
+from ragportal.text import fold, is_english
 from verification.grounding import ENGLISH_LEAD_IN
 from verification.answer_fit import CONTACT, DATE, QUANTITY, STEPS, asked_types, asked_units, carries, carries_units
 
@@ -116,14 +117,14 @@ class _Candidate:
         return table_answer(self.header, self.text) if self.header else self.text
 
 
-def _fact_bonus(question: str, sentence: str, facts: list[str]) -> float:
-    """How well ``sentence`` carries what ``question`` asks for (``facts``: its asked types).
+def _fact_bonus(sentence: str, facts: list[str], units: list[frozenset[str]]) -> float:
+    """How well ``sentence`` carries what the question asks for (``facts``: its types; ``units``: its quantities).
 
     Each asked type carried earns its bonus; each asked quantity stated in the
     unit asked for (何日 → days, いくら → yen, 何時 → a clock time) earns more.
     """
     bonus = sum(_TYPE_BONUS[t] for t in facts if carries(t, sentence))
-    bonus += UNIT_BONUS * sum(carries_units(units, sentence) for units in asked_units(question))
+    bonus += UNIT_BONUS * sum(carries_units(asked, sentence) for asked in units)
     return bonus
 
 
@@ -158,13 +159,14 @@ def table_answer(header: Sequence[str], row: str) -> str:
 def _meanings(question: str, chunks: Sequence[RetrievedChunk]) -> list[list[float]]:
     """Per chunk, each sentence's cosine similarity to ``question`` (sentence vectors stored at indexing time).
 
-    The question is embedded once (about 7 ms); chunks indexed without vectors
-    get them computed and cached (documents.sentence_vectors).
+    The question's vector is shared with retrieval (``embed_query`` caches it);
+    chunks indexed without vectors get them computed and cached
+    (documents.sentence_vectors). The rows follow ``sentence_spans``, as :func:`_sentences` does.
     """
-    from documents.embeddings import embed_queries
+    from documents.embeddings import embed_query
     from documents.sentence_vectors import vectors_for
 
-    question_vector = embed_queries([question])[0]
+    question_vector = embed_query(question)
     matrices = vectors_for([c.text for c in chunks], [c.sentence_vectors for c in chunks])
     return [[float(x) for x in matrix @ question_vector] for matrix in matrices]
 
@@ -183,7 +185,7 @@ def _sentences(
     for chunk_index, chunk in enumerate(chunks):
         headings = [chunk.section, chunk.title]
         chunk_meanings = meanings[chunk_index] if meanings else []
-        spans = split_sentences(chunk.text, strip_markers=True)
+        spans = sentence_spans(chunk.text)
         header: tuple[str, ...] = ()
         for position, sentence in enumerate(spans):
             text = chunk.text[sentence.start : sentence.end]
@@ -224,6 +226,7 @@ class _Query:
     # the (Japanese) expansion terms are the whole query.
     matches: bool
     facts: list[str]
+    units: list[frozenset[str]]
 
     @classmethod
     def over(cls, sentences: list[_Sentence], question: str, expanded_terms: Sequence[str]) -> _Query:
@@ -245,6 +248,7 @@ class _Query:
             term_weights=[q for q in (weighted(tokens(term)) for term in expanded_terms) if q],
             matches=any(t in doc_freq for t in weights),
             facts=asked_types(question),
+            units=asked_units(question),
         )
 
 
@@ -377,7 +381,7 @@ class ExtractiveProvider:
             lexical = coverage + 0.25 * term_coverage
         else:
             lexical = 0.9 * term_coverage
-        score = lexical + _fact_bonus(query.text, sentence.text, query.facts)
+        score = lexical + _fact_bonus(sentence.text, query.facts, query.units)
         # Retrieval already judged the chunks (densely, so paraphrases count):
         # a sentence of the best chunk starts ahead of one from a weak chunk.
         score += self.retrieval_weight * relevance
@@ -442,19 +446,19 @@ class ExtractiveProvider:
                 chosen = [previous, best]
         # The best match names the topic but not the fact asked for (何日 and
         # no number): the chunk's best sentence that carries it completes it.
-        facts = asked_types(question)
-        if facts and len(chosen) < limit and not any(_fact_bonus(question, c.text, facts) for c in chosen):
-            carrier = _fact_carrier(candidates, chosen, question, facts)
+        facts, units = asked_types(question), asked_units(question)
+        if facts and len(chosen) < limit and not any(_fact_bonus(c.text, facts, units) for c in chosen):
+            carrier = _fact_carrier(candidates, chosen, facts, units)
             if carrier is not None:
                 chosen.append(carrier)
         # Each quantity asked for (「週何日…月いくら」) gets a sentence stating it, if a good one exists.
-        for units in asked_units(question):
-            if len(chosen) >= limit or any(carries_units(units, c.text) for c in chosen):
+        for asked in units:
+            if len(chosen) >= limit or any(carries_units(asked, c.text) for c in chosen):
                 continue
             carrier = next(
                 (
                     c for c in candidates
-                    if c not in chosen and carries_units(units, c.text) and c.score >= 0.5 * best.score
+                    if c not in chosen and carries_units(asked, c.text) and c.score >= 0.5 * best.score
                     # In the best sentence's own chunk any shared word will do; elsewhere it must pass,
                     # and come from the same document (a clock time of another policy answers nothing).
                     and (
@@ -503,16 +507,16 @@ def _needs_context(sentence: str, question: str) -> bool:
 
 
 def _fact_carrier(
-    candidates: list[_Candidate], chosen: list[_Candidate], question: str, facts: list[str]
+    candidates: list[_Candidate], chosen: list[_Candidate], facts: list[str], units: list[frozenset[str]]
 ) -> _Candidate | None:
-    """The best sentence not yet chosen, in the best one's chunk, with a fact of a kind ``question`` asks for."""
+    """The best sentence not yet chosen, in the best one's chunk, with a fact of a kind the question asks for."""
     best = candidates[0]
     return next(
         (
             c
             for c in candidates
             if c.chunk_index == best.chunk_index and c.lexical > 0 and c not in chosen
-            and _fact_bonus(question, c.text, facts) > 0
+            and _fact_bonus(c.text, facts, units) > 0
         ),
         None,
     )
