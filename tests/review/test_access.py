@@ -27,7 +27,7 @@ from tests.review.conftest import client_for
 from verification.access import REDACTED
 
 # Text of evaluation.md (or the question about it) that must not reach an outsider.
-SECRETS = ("S 1.5", "1.2", "評価係数", "賞与", "極秘")
+SECRETS = ("S 1.5", "A 1.2", "1.2 評価の構成", "評価係数", "賞与", "極秘")
 QUESTION = "賞与の評価係数はいくつですか？"
 
 
