@@ -1,0 +1,58 @@
+"""The 403, 404 and 500 pages: the portal's layout and language, with a way back to the chat."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client, RequestFactory
+from django.views.defaults import server_error
+
+from tests.conftest import PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+
+def _signed_in(user) -> Client:
+    client = Client()
+    assert client.login(username=user.username, password=PASSWORD)
+    return client
+
+
+def test_reviewer_on_the_documents_page_gets_the_portal_403(reviewer):
+    response = _signed_in(reviewer).get("/documents/")
+    body = response.content.decode()
+    assert response.status_code == 403
+    assert "アクセスできません" in body
+    assert 'class="topbar"' in body  # the portal's header, with the user's navigation
+    assert 'href="/"' in body and "質問ページに戻る" in body
+    assert "403 Forbidden" not in body
+
+
+def test_unknown_page_gets_the_portal_404_in_the_chosen_language(employee):
+    client = _signed_in(employee)
+    response = client.get("/no-such-page/")
+    assert response.status_code == 404
+    assert "ページが見つかりません" in response.content.decode()
+    assert "質問ページに戻る" in response.content.decode()
+
+    english = client.get("/no-such-page/", headers={"accept-language": "en"})
+    assert english.status_code == 404
+    assert "Page not found" in english.content.decode()
+    assert "Back to the questions page" in english.content.decode()
+
+
+def test_another_users_conversation_is_the_portal_404(employee, outsider):
+    from tests.qa.answer_rows import make_answer
+
+    answer = make_answer(employee)
+    response = _signed_in(outsider).get(f"/c/{answer.conversation_id}/")
+    assert response.status_code == 404
+    assert "ページが見つかりません" in response.content.decode()
+
+
+def test_server_error_page_renders_without_a_request_context():
+    response = server_error(RequestFactory().get("/"))
+    body = response.content.decode()
+    assert response.status_code == 500
+    assert "サーバーエラー" in body
+    assert 'href="/"' in body and "質問ページに戻る" in body
+    assert 'href="/static/css/portal.css"' in body or "portal" in body
