@@ -68,3 +68,62 @@ document.addEventListener(
   },
   true,
 );
+
+// Progress indicators ship with the `hidden` attribute: without JavaScript no request ever
+// runs through htmx, so they must never show. With it, portal.css shows them during a request.
+function revealIndicators() {
+  document.querySelectorAll("[data-shown-by-script][hidden]").forEach(function (element) {
+    element.hidden = false;
+  });
+}
+document.addEventListener("DOMContentLoaded", revealIndicators);
+document.addEventListener("htmx:load", revealIndicators);
+
+// --- footnotes (templates/qa/partials/_answer.html) -------------------------------
+
+// A footnote marker [n] opens its footnote, scrolls it into view and moves focus to it,
+// so one click (or Enter on the focused marker) shows the quote. Without JavaScript the
+// link still jumps to the footnote, which then opens with a second click.
+function openFootnote(id) {
+  const note = document.getElementById(id);
+  if (!note || !note.closest(".footnotes")) {
+    return false;
+  }
+  const details = note.querySelector("details");
+  if (details) {
+    details.open = true;
+  }
+  document.querySelectorAll(".footnotes li.fn-current").forEach(function (other) {
+    other.classList.remove("fn-current");
+  });
+  note.classList.add("fn-current");
+  note.scrollIntoView({ block: "center" });
+  const summary = note.querySelector("summary");
+  if (summary) {
+    summary.focus({ preventScroll: true });
+  }
+  return true;
+}
+
+document.addEventListener("click", function (event) {
+  const link = event.target.closest && event.target.closest("sup.fnref a[href^='#fn-']");
+  if (!link) {
+    return;
+  }
+  const hash = link.getAttribute("href");
+  if (openFootnote(hash.slice(1))) {
+    event.preventDefault();
+    if (window.location.hash !== hash) {
+      history.pushState(null, "", hash);
+    }
+  }
+});
+
+// A link to a footnote (a shared URL, the back button) opens it too.
+function openFootnoteFromLocation() {
+  if (window.location.hash.startsWith("#fn-")) {
+    openFootnote(decodeURIComponent(window.location.hash.slice(1)));
+  }
+}
+document.addEventListener("DOMContentLoaded", openFootnoteFromLocation);
+window.addEventListener("hashchange", openFootnoteFromLocation);

@@ -1,0 +1,144 @@
+"""Issue 16 in Chromium: the rough edges a new user met in the chat, the error pages and the token page."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import screenshot
+from tests.qa.answer_rows import make_answer
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+
+
+@pytest.fixture(autouse=True)
+def _role_groups(transactional_db):
+    """Recreate the role groups (and their permissions) an earlier live-server test flushed."""
+    from tests.conftest import ensure_roles
+
+    ensure_roles()
+
+
+def test_without_javascript_or_stylesheet_the_progress_indicator_never_shows(browser, live_server, employee):
+    context = browser.new_context(base_url=live_server.url, locale="ja-JP", java_script_enabled=False)
+    page = context.new_page()
+    # A stylesheet that fails to load (a slow proxy, a text browser) must not reveal it either.
+    page.route("**/*.css", lambda route: route.abort())
+    try:
+        page.goto("/accounts/login/")
+        page.fill("input[name=username]", "employee")
+        page.fill("input[name=password]", "correct-horse-battery")
+        page.click("main [type=submit]")
+        page.wait_for_url(f"{live_server.url}/")
+        assert page.locator("#ask-form button[type=submit]").is_visible()
+        assert not page.locator("#ask-indicator").is_visible()
+        assert "回答を作成しています" not in page.locator("main").inner_text()
+    finally:
+        context.close()
+
+
+def test_with_javascript_the_indicator_shows_only_while_the_question_is_answered(page, login, employee):
+    login("employee")
+    page.goto("/")
+    indicator = page.locator("#ask-indicator")
+    assert not indicator.is_visible()
+    seen_during_request = []
+
+    def _hold(route):
+        seen_during_request.append(indicator.is_visible())
+        route.continue_()
+
+    page.route("**/ask/", _hold)
+    page.fill("textarea[name=text]", "有給休暇は何日もらえますか？")
+    page.click("#ask-form button[type=submit]")
+    page.locator("article.exchange").first.wait_for()
+    assert seen_during_request == [True]
+    page.wait_for_function("!document.querySelector('#ask-form').classList.contains('htmx-request')")
+    assert not indicator.is_visible()
+
+
+RATE_STYLE = """el => { const s = getComputedStyle(el);
+  return [s.backgroundColor, s.borderTopColor, s.borderTopWidth, s.color, s.paddingTop, s.paddingLeft, s.fontSize,
+          Math.round(el.getBoundingClientRect().height)].join(' '); }"""
+
+
+def test_thumbs_look_alike_until_chosen_then_the_chosen_one_is_pressed(page, login, employee):
+    answer = make_answer(employee)
+    login("employee")
+    page.goto(f"/c/{answer.conversation_id}/")
+    up, down = page.locator(".feedback .rate-up"), page.locator(".feedback .rate-down")
+    assert up.get_attribute("aria-pressed") == "false"
+    assert down.get_attribute("aria-pressed") == "false"
+    assert up.evaluate(RATE_STYLE) == down.evaluate(RATE_STYLE)
+
+    up.click()
+    page.locator(".feedback .saved").wait_for()
+    up, down = page.locator(".feedback .rate-up"), page.locator(".feedback .rate-down")
+    assert up.get_attribute("aria-pressed") == "true"
+    assert down.get_attribute("aria-pressed") == "false"
+    assert up.evaluate(RATE_STYLE) != down.evaluate(RATE_STYLE)
+    screenshot(page, "chat-thumbs-up-chosen")
+
+    # Changing one's mind to 👎 (with a reason) moves the pressed state.
+    down.click()
+    page.locator("input[name=reason][value=wrong_source]").check()
+    page.locator(".rate-down-panel button[type=submit]").click()
+    page.locator(".feedback .rate-down[aria-pressed=true]").wait_for()
+    assert page.locator(".feedback .rate-up").get_attribute("aria-pressed") == "false"
+
+
+IN_VIEW = "el => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; }"
+
+
+def _answers_filling_the_screen(employee):
+    """Three answers in one conversation: the first answer's footnotes end up below the fold."""
+    first = make_answer(employee)
+    for _ in range(2):
+        make_answer(employee, conversation=first.conversation)
+    return first
+
+
+def test_one_click_on_a_footnote_marker_opens_the_footnote_and_scrolls_to_it(page, login, employee):
+    answer = _answers_filling_the_screen(employee)
+    login("employee")
+    page.set_viewport_size({"width": 1280, "height": 400})
+    page.goto(f"/c/{answer.conversation_id}/")
+    note = page.locator(f"#fn-{answer.pk}-1")
+    quote = note.locator("mark.cited")
+    assert not quote.is_visible()
+
+    page.evaluate("window.scrollTo(0, 0)")
+    page.locator(f"#answer-{answer.pk} sup.fnref a").first.click()
+    assert quote.is_visible()
+    assert quote.evaluate(IN_VIEW)
+    assert page.evaluate("document.activeElement.closest('li') && document.activeElement.closest('li').id") == (
+        f"fn-{answer.pk}-1"
+    )
+
+
+def test_the_footnote_marker_works_from_the_keyboard(page, login, employee):
+    answer = _answers_filling_the_screen(employee)
+    login("employee")
+    page.set_viewport_size({"width": 1280, "height": 400})
+    page.goto(f"/c/{answer.conversation_id}/")
+    marker = page.locator(f"#answer-{answer.pk} sup.fnref a").first
+    marker.focus()
+    page.keyboard.press("Enter")
+    quote = page.locator(f"#fn-{answer.pk}-1 mark.cited")
+    assert quote.is_visible()
+    assert quote.evaluate(IN_VIEW)
+    # Enter on the focused footnote closes it again (the summary has the focus).
+    page.keyboard.press("Enter")
+    assert not quote.is_visible()
+
+
+def test_reviewer_opening_the_documents_page_gets_a_portal_page_with_a_way_back(page, login, live_server, reviewer):
+    login("reviewer")
+    response = page.goto("/documents/")
+    assert response.status == 403
+    assert page.locator("h1").inner_text() == "アクセスできません"
+    assert "403 Forbidden" not in page.content()
+    assert page.locator("header.topbar .user").inner_text() == "reviewer"
+    page.get_by_role("link", name="質問ページに戻る").click()
+    page.wait_for_url(f"{live_server.url}/")
+    assert page.locator("#ask-form").is_visible()
+    screenshot(page, "error-403-back")
