@@ -122,7 +122,8 @@ class Answer(models.Model):
     class Meta:
         ordering = ["-created_at"]
         verbose_name = _("回答")
-        verbose_name_plural = _("回答")
+        # The admin lists answers only as the review queue: name it for what a reviewer does there.
+        verbose_name_plural = _("レビュー待ちの回答")
 
     def __str__(self) -> str:
         # Not the question: this text reaches breadcrumbs, admin messages and the

@@ -281,7 +281,9 @@ class ReviewQueueAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("日時"), ordering="created_at")
     def asked_at(self, answer: Answer) -> str:
-        return date_format(timezone.localtime(answer.created_at), "Y-m-d H:i")
+        # Date above time: the column stays narrow enough for the queue to fit 1280 px.
+        asked = timezone.localtime(answer.created_at)
+        return format_html("{}<br>{}", date_format(asked, "Y-m-d"), date_format(asked, "H:i"))
 
     @admin.display(description=_("担当者"), ordering="assigned_to__username")
     def assignee(self, answer: Answer) -> str:

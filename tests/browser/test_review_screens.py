@@ -93,3 +93,24 @@ def test_reviewer_sees_the_queue_and_an_answers_evidence(page, login, reviewer, 
     assert chart.locator('g[data-series="fabricated_source"]').get_attribute("data-total") == "1"
     assert page.locator("#rv-documents").get_by_text("attendance.md").is_visible()
     screenshot(page, "review_overview")
+
+
+def test_the_queue_fits_a_1280_pixel_screen(page, login, reviewer, queue, make_answer):
+    make_answer(
+        "出張先で急に予定が変わって宿泊を延長することになった場合、延長分の宿泊費と日当はどのように申請すればよいですか？",
+        confidence="low", flag_unsupported_claim=True, flag_weak_citation=True, flag_low_grounding=True,
+    )
+    login("reviewer")
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto("/admin/qa/answer/")
+    screenshot(page, "review_queue_1280")
+    table = page.locator("#result_list")
+    # Every column, the last ones included, is on screen without scrolling sideways.
+    for name in ("日時", "レビュー状態", "担当者"):
+        header = table.get_by_role("columnheader", name=name)
+        box = header.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 1280, name
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    assert page.evaluate("document.querySelector('#changelist .results').scrollWidth") <= page.evaluate(
+        "document.querySelector('#changelist .results').clientWidth"
+    )

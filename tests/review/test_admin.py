@@ -215,7 +215,7 @@ def test_evidence_page_shows_everything_stored_and_escapes_it(make_answer, rate,
         "関連する文書を十分に見つけられませんでした",  # what the user saw
         "有給は20日です。",  # what the provider said
         "数値「20日」が根拠にない（根拠にない語: 20日）",  # sentence verdict with the missing terms
-        "<td>not_found</td>",  # quote check row
+        "<td>原文に見つからない</td>",  # quote check row, in words
         "25%",  # grounded ratio
         "回答の根拠が不十分です",  # warning
         "0.033", "0.842",  # snapshot scores
