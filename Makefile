@@ -28,8 +28,9 @@ dev-deps: $(VENV)/.dev
 migrate: venv
 	DEBUG=1 $(PY) manage.py migrate --noinput
 
+# The banner lists the demo logins at the address `run` serves (HOST and PORT).
 demo: migrate
-	DEBUG=1 $(PY) manage.py load_demo
+	DEBUG=1 $(PY) manage.py load_demo --url http://$(HOST):$(PORT)/
 
 run: demo
 	DEBUG=1 $(PY) manage.py runserver $(HOST):$(PORT)

@@ -6,7 +6,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 from documents.importing import ImportReport, import_file, supported_files
 from documents.roles import OWNERS_GROUP, REVIEWERS_GROUP
@@ -26,6 +26,13 @@ DEMO_USERS = [
 
 class Command(BaseCommand):
     help = "Create the demo users and import the demo corpus (idempotent: safe to run on every `make run`)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--url",
+            default="http://127.0.0.1:8000/",
+            help="Where the portal is served, shown with the demo logins (`make run` passes its HOST and PORT).",
+        )
 
     def handle(self, *args: object, **options: object) -> None:
         User = get_user_model()
@@ -61,6 +68,6 @@ class Command(BaseCommand):
         )
         for name, reason in report.failed:
             self.stderr.write(f"  failed {name}: {reason}")
-        self.stdout.write("\nDemo logins (http://127.0.0.1:8000/):")
+        self.stdout.write(f"\nDemo logins ({options['url']}):")
         for username, password, _groups, _s, _su, role in DEMO_USERS:
             self.stdout.write(f"  {username:9} / {password:20} {role}")
