@@ -10,4 +10,5 @@ urlpatterns = [
     path("c/<int:pk>/", views.conversation_detail, name="conversation"),
     path("ask/", views.ask, name="ask"),
     path("answers/<int:pk>/feedback/", views.feedback, name="feedback"),
+    path("api-token/", views.api_token, name="api_token"),
 ]

@@ -17,11 +17,12 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import push_url, reswap, retarget
 
 from documents.selectors import visible_documents
-from qa import selectors, services
+from qa import api_tokens, selectors, services
 from qa.models import Answer, Conversation, Feedback
 from qa.presenters import answer_view
 
@@ -174,3 +175,30 @@ def feedback(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         messages.success(request, _("フィードバックを保存しました。"))
     return redirect(_conversation_url(answer.conversation, answer))
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def api_token(request: HttpRequest) -> HttpResponse:
+    """The signed-in user's personal API token: create (or replace) it, see its key once, revoke it.
+
+    The key appears only in the response to the POST that created it (not
+    cached, not in a redirect's session); later visits show when it was made.
+    """
+    if request.method == "POST":
+        action = request.POST.get("action")
+        if action == "create":
+            token = api_tokens.api_token_create(user=request.user)
+            context = {"token": token, "new_key": token.key, "ask_url": request.build_absolute_uri("/api/v1/ask")}
+            return render(request, "qa/api_token.html", context)
+        if action == "revoke":
+            if api_tokens.api_token_revoke(user=request.user):
+                messages.success(request, _("APIトークンを無効にしました。"))
+            return redirect("qa:api_token")
+        return redirect("qa:api_token")
+    context = {
+        "token": api_tokens.api_token_for_user(request.user),
+        "ask_url": request.build_absolute_uri("/api/v1/ask"),
+    }
+    return render(request, "qa/api_token.html", context)

@@ -142,3 +142,29 @@ def test_reviewer_opening_the_documents_page_gets_a_portal_page_with_a_way_back(
     page.wait_for_url(f"{live_server.url}/")
     assert page.locator("#ask-form").is_visible()
     screenshot(page, "error-403-back")
+
+
+def test_token_page_creates_shows_once_and_revokes_a_token(page, login, employee):
+    from rest_framework.authtoken.models import Token
+
+    login("employee")
+    page.goto("/")
+    page.get_by_role("link", name="APIトークン").click()
+    page.get_by_role("button", name="トークンを作成").click()
+    key = page.locator("#token-key").input_value()
+    assert key == Token.objects.get(user=employee).key
+    assert f"Token {key}" in page.locator(".token-example").inner_text()
+    # The key works against the API at once.
+    assert page.request.get("/api/v1/conversations", headers={"Authorization": f"Token {key}"}).status == 200
+    screenshot(page, "api-token-created")
+
+    page.goto("/api-token/")  # a plain visit later: no key on the page any more
+    assert page.locator("#token-key").count() == 0
+    assert key not in page.content()
+    assert "有効なトークンがあります" in page.locator(".token-state").inner_text()
+    assert Token.objects.get(user=employee).key == key
+
+    page.get_by_role("button", name="トークンを無効にする").click()
+    page.locator(".messages").wait_for()
+    assert not Token.objects.filter(user=employee).exists()
+    assert page.request.get("/api/v1/conversations", headers={"Authorization": f"Token {key}"}).status == 401
