@@ -30,7 +30,10 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from markdown_it import MarkdownIt
 
+from documents.chunking import HEADING_SEPARATOR
 from qa.models import Answer, Citation
+from qa.quote_context import quote_in_context
+from qa.services import CONTEXT_CHARS as STORED_CONTEXT_CHARS
 from verification.flags import FLAGS
 
 API_VERSION = "ragportal-1"
@@ -141,17 +144,72 @@ def _unsupported_spans(answer: Answer, text: str) -> list[_Span]:
     return spans
 
 
+# Markdown table syntax: cells are split at unescaped pipes; a delimiter row is made of dashes.
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+_TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
+
+
+def _is_table_line(line: str) -> bool:
+    """Whether ``line`` is (part of) a table row: placeholders must go inside its cells, not around it."""
+    return _CELL_SPLIT.search(line) is not None
+
+
+def _wrap_cells(line: str) -> str:
+    """Wrap each non-blank cell of a table row in unsupported-mark placeholders (a delimiter row stays)."""
+    if _TABLE_DELIMITER.match(line):
+        return line
+    parts = _CELL_SPLIT.split(line)
+    for i, part in enumerate(parts):
+        if part.strip():
+            lead = part[: len(part) - len(part.lstrip())]
+            trail = part[len(part.rstrip()) :]
+            parts[i] = f"{lead}{_MARK_OPEN}{part.strip()}{_MARK_CLOSE}{trail}"
+    return "|".join(parts)
+
+
 def _wrap_lines(piece: str) -> str:
-    """Wrap each non-blank line of ``piece`` in unsupported-mark placeholders, after any block syntax."""
+    """Wrap each non-blank line of ``piece`` in unsupported-mark placeholders, after any block syntax.
+
+    A table row is wrapped cell by cell: a mark around the whole row would add a
+    cell and stop Markdown reading the lines as a table.
+    """
     out = []
     for line in piece.splitlines(keepends=True):
         body = line.rstrip()
         if not body.strip():
             out.append(line)
             continue
+        if _is_table_line(body):
+            out.append(f"{_wrap_cells(body)}{line[len(body):]}")
+            continue
         prefix = _BLOCK_PREFIX.match(body).group(0)
         out.append(f"{prefix}{_MARK_OPEN}{body[len(prefix):]}{_MARK_CLOSE}{line[len(body):]}")
     return "".join(out)
+
+
+def _with_refs(piece: str, refs: str) -> str:
+    """``piece`` with footnote markers after its last sentence, before the line break that ends it.
+
+    When the piece ends in a table, the markers go into the last cell of its last
+    row (above the delimiter row when the piece ends with the header): after the
+    row's closing pipe they would add a cell and break the table.
+    """
+    body = piece.rstrip()
+    tail = piece[len(body) :]
+    lines = body.split("\n")
+    if not _is_table_line(lines[-1]):
+        return f"{body}{refs}{tail}"
+    for i in range(len(lines) - 1, -1, -1):
+        line = lines[i]
+        if not _is_table_line(line):
+            break
+        if _TABLE_DELIMITER.match(line):
+            continue
+        row = line.rstrip()
+        closed = row.endswith("|") and not row.endswith("\\|")
+        lines[i] = f"{row[:-1].rstrip()}{refs} |" if closed else f"{row}{refs}"
+        return "\n".join(lines) + tail
+    return f"{body}{refs}{tail}"
 
 
 def _annotated_source(answer: Answer, text: str) -> str:
@@ -172,10 +230,7 @@ def _annotated_source(answer: Answer, text: str) -> str:
             piece = _wrap_lines(piece)
         numbers = markers_at.get(b)
         if numbers:
-            # Markers go after the sentence, before the line break that ends it.
-            body = piece.rstrip()
-            refs = "".join(f"{_REF_OPEN}{n}{_REF_CLOSE}" for n in numbers)
-            piece = f"{body}{refs}{piece[len(body):]}"
+            piece = _with_refs(piece, "".join(f"{_REF_OPEN}{n}{_REF_CLOSE}" for n in numbers))
         out.append(piece)
     return "".join(out)
 
@@ -200,10 +255,13 @@ def render_answer_html(answer: Answer) -> SafeString:
 
 @dataclass(frozen=True)
 class Footnote:
+    """One footnote: the quote (plain text) between its context, cut at sentence boundaries."""
+
     n: int
     anchor: str
     filename: str
     section: str
+    section_path: list[str]
     cited_text: str
     context_before: str
     context_after: str
@@ -238,16 +296,26 @@ class AnswerView:
 
 
 def _footnote(answer: Answer, citation: Citation) -> Footnote:
-    before = _clean_placeholders(citation.context_before)[-CONTEXT_CHARS:]
-    after = _clean_placeholders(citation.context_after)[:CONTEXT_CHARS]
+    before = _clean_placeholders(citation.context_before)
+    after = _clean_placeholders(citation.context_after)
+    shown = quote_in_context(
+        before,
+        _clean_placeholders(citation.cited_text),
+        after,
+        # The stored window reached the chunk's start / end: its outer sentence is whole.
+        before_is_whole=citation.start is not None and citation.start <= len(before),
+        after_is_whole=len(after) < STORED_CONTEXT_CHARS,
+        limit=CONTEXT_CHARS,
+    )
     return Footnote(
         n=citation.n,
         anchor=f"fn-{answer.pk}-{citation.n}",
         filename=citation.filename,
         section=citation.section,
-        cited_text=citation.cited_text,
-        context_before=before,
-        context_after=after,
+        section_path=[part.strip() for part in citation.section.split(HEADING_SEPARATOR) if part.strip()],
+        cited_text=shown.quote or citation.cited_text,
+        context_before=shown.before,
+        context_after=shown.after,
         quote_verified=citation.quote_verified,
     )
 

@@ -168,3 +168,51 @@ def test_token_page_creates_shows_once_and_revokes_a_token(page, login, employee
     page.locator(".messages").wait_for()
     assert not Token.objects.filter(user=employee).exists()
     assert page.request.get("/api/v1/conversations", headers={"Authorization": f"Token {key}"}).status == 401
+
+
+TABLE_ANSWER = [
+    {"text": "国内出張の日当は次のとおりです。\n\n", "citations": []},
+    {"text": "| 区分 | 一般社員 | 役員 |\n|---|---|---|\n", "citations": [1]},
+    {"text": "| 日帰りの国内出張 | 1,250円 | 2,000円 |\n", "citations": [1]},
+    {"text": "| 宿泊を伴う国内出張（1日あたり） | 2,500円 | 4,000円 |", "citations": [2]},
+]
+TABLE_CITATIONS = [
+    {"n": 1, "filename": "business_travel.md", "section": "出張旅費規程 > 4. 日当",
+     "cited_text": "| 日帰りの国内出張 | 1,250円 | 2,000円 |", "start": 138, "end": 170, "quote_verified": True,
+     "context_before": "（日当の改定、日帰り日当の新設）食事代を別途精算することはできません。\n\n"
+                       "| 区分 | 一般社員 | 役員 |\n|---|---|---|\n| 宿泊を伴う国内出張（1日あたり） | 2,500円 | 4,000円 |\n",
+     "context_after": "\n| 海外出張（1日あたり、移動日を含む） | 7,000円 | 10,000円 |"},
+    {"n": 2, "filename": "business_travel.md", "section": "出張旅費規程 > 4. 日当",
+     "cited_text": "| 宿泊を伴う国内出張（1日あたり） | 2,500円 | 4,000円 |", "start": 80, "end": 118, "quote_verified": True,
+     "context_before": "## 4. 日当\n日当は、出張中の昼食や細かな雑費にあてる定額の手当で、領収書は不要です。\n\n"
+                       "| 区分 | 一般社員 | 役員 |\n|---|---|---|\n",
+     "context_after": "\n| 日帰りの国内出張 | 1,250円 | 2,000円 |"},
+]  # fmt: skip
+
+
+def test_answer_with_a_table_and_an_open_footnote_in_plain_words(page, login, employee):
+    answer = make_answer(employee, question="出張の日当はいくらですか？", blocks=TABLE_ANSWER, citations=TABLE_CITATIONS)
+    login("employee")
+    page.goto(f"/c/{answer.conversation_id}/")
+    shown = page.locator(".answer").first
+    table = shown.locator(".answer-text table")
+    assert table.is_visible()
+    assert table.locator("th").all_inner_texts()[:2] == ["区分", "一般社員"]
+    assert table.locator("tbody tr").first.locator("td").all_inner_texts() == ["日帰りの国内出張", "1,250円", "2,000円[1]"]
+    assert "|" not in shown.locator(".answer-text").inner_text()
+
+    table.locator("sup.fnref a").last.click()
+    note = page.locator(f"#fn-{answer.pk}-2")
+    assert note.locator(".fn-path").inner_text() == "出張旅費規程 › 4. 日当"
+    context = note.locator(".fn-context")
+    assert context.is_visible()
+    text = context.inner_text()
+    assert "|" not in text and "##" not in text and "---" not in text
+    assert text.startswith("日当は、出張中の昼食")
+    assert note.locator("mark.cited").inner_text() == "宿泊を伴う国内出張（1日あたり） / 2,500円 / 4,000円"
+    # The first footnote's stored context began mid-phrase: it now starts at the next sentence.
+    page.locator(f"#fn-{answer.pk}-1 summary").click()
+    assert page.locator(f"#fn-{answer.pk}-1 .fn-context").inner_text().startswith("区分 / 一般社員 / 役員")
+    page.locator(f"#fn-{answer.pk}-1 summary").click()  # closed again: the screenshot shows one open footnote
+    note.scroll_into_view_if_needed()
+    screenshot(page, "chat-answer-table-footnote")
