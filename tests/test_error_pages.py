@@ -56,3 +56,14 @@ def test_server_error_page_renders_without_a_request_context():
     assert "サーバーエラー" in body
     assert 'href="/"' in body and "質問ページに戻る" in body
     assert 'href="/static/css/portal.css"' in body or "portal" in body
+
+
+def test_a_form_sent_without_its_csrf_token_gets_the_portal_page_not_djangos(employee):
+    client = Client(enforce_csrf_checks=True)
+    assert client.login(username=employee.username, password=PASSWORD)
+    response = client.post("/ask/", {"text": "有給休暇は何日もらえますか？"})
+    body = response.content.decode()
+    assert response.status_code == 403
+    assert "フォームの有効期限が切れました" in body
+    assert "CSRF verification failed" not in body
+    assert "質問ページに戻る" in body
