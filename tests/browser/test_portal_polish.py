@@ -138,10 +138,10 @@ def test_reviewer_opening_the_documents_page_gets_a_portal_page_with_a_way_back(
     assert page.locator("h1").inner_text() == "アクセスできません"
     assert "403 Forbidden" not in page.content()
     assert page.locator("header.topbar .user").inner_text() == "reviewer"
+    screenshot(page, "error-403")
     page.get_by_role("link", name="質問ページに戻る").click()
     page.wait_for_url(f"{live_server.url}/")
     assert page.locator("#ask-form").is_visible()
-    screenshot(page, "error-403-back")
 
 
 def test_token_page_creates_shows_once_and_revokes_a_token(page, login, employee):
