@@ -73,6 +73,8 @@ VALUE_LABELS: dict[str, Promise] = {
     "quoted_term_not_in_evidence": gettext_lazy("引用された語が根拠にない"),
     "unknown_term": gettext_lazy("根拠にない語がある"),
     "low_overlap": gettext_lazy("根拠との重なりが少ない"),
+    "contradiction": gettext_lazy("根拠の記述と食い違う"),
+    "meaning_not_in_evidence": gettext_lazy("意味の近い根拠の文がない"),
     "high": gettext_lazy("高"),
     "medium": gettext_lazy("中"),
     "low": gettext_lazy("低"),
@@ -86,6 +88,8 @@ def key_label(key: str) -> str:
 
 
 def _value(key: str, value: Any) -> str:
+    if key == "grounded_ratio" and isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{value * 100:.0f}%"
     if key in _CODED_KEYS and isinstance(value, str) and value in VALUE_LABELS:
         return str(VALUE_LABELS[value])
     return _plain(value)
@@ -135,6 +139,8 @@ def _sentences(items: list[Any]) -> list[dict[str, Any]]:
                 "text": str(item.get("sentence") or item.get("text") or ""),
                 "supported": bool(item.get("supported")),
                 "reason": reason,
+                # The evidence sentence it is closest to: what the reviewer compares it with.
+                "closest": str(item.get("closest") or ""),
             }
         )
     return out

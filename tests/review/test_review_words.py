@@ -47,7 +47,7 @@ def test_evidence_page_shows_words_not_raw_keys(make_answer, reviewer):
                 "number_not_in_evidence", "retrieval_confidence", ">needs_review<", ">medium<"):
         assert raw not in html, raw
     for words in ("出典の記載", "ファイル名で明示", "回答の段落", "原文に見つからない", "数値が根拠にない",
-                  "検索の信頼度", "レビューが必要", "✓ はい"):
+                  "検索の信頼度", "レビューが必要", "✓ はい", "<td>50%</td>"):
         assert words in html, words
 
 
