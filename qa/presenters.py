@@ -34,7 +34,7 @@ from documents.chunking import HEADING_SEPARATOR
 from qa.models import Answer, Citation
 from qa.quote_context import quote_in_context
 from qa.services import CONTEXT_CHARS as STORED_CONTEXT_CHARS
-from verification.flags import FLAGS
+from verification.flags import FLAGS, sentence_reason
 
 API_VERSION = "ragportal-1"
 
@@ -269,6 +269,14 @@ class Footnote:
 
 
 @dataclass(frozen=True)
+class UnsupportedSentence:
+    """A sentence marked unsupported in the answer, with the reason in the reader's words."""
+
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class ClarificationOption:
     document_id: int
     filename: str
@@ -293,6 +301,7 @@ class AnswerView:
     clarification_options: list[ClarificationOption] = field(default_factory=list)
     search_query: str = ""
     stale: bool = False
+    unsupported: list[UnsupportedSentence] = field(default_factory=list)
 
 
 def _footnote(answer: Answer, citation: Citation) -> Footnote:
@@ -387,6 +396,20 @@ def _clarification_options(answer: Answer) -> list[ClarificationOption]:
     return options
 
 
+def unsupported_sentences(answer: Answer) -> list[UnsupportedSentence]:
+    """The sentences marked in the answer (same offsets rule as the marks), each with its reason in words."""
+    text = _clean_placeholders(answer.answer_text)
+    marked = {(span.start, span.end) for span in _unsupported_spans(answer, text)}
+    out = []
+    for sentence in (answer.verification or {}).get("sentences") or []:
+        if not isinstance(sentence, dict) or (sentence.get("start"), sentence.get("end")) not in marked:
+            continue
+        missing = [str(m) for m in sentence.get("missing") or [] if isinstance(m, str | int | float)]
+        template, params = sentence_reason(str(sentence.get("reason") or ""), missing)
+        out.append(UnsupportedSentence(str(sentence.get("text") or "").strip(), gettext(template).format(**params)))
+    return out
+
+
 def answer_view(answer: Answer) -> AnswerView:
     """Build the template data for one answer (uses ``answer.citations``; prefetch it for lists)."""
     is_clarification = answer.response_type == Answer.ResponseType.CLARIFICATION
@@ -407,6 +430,7 @@ def answer_view(answer: Answer) -> AnswerView:
         clarification_message=str((answer.clarification or {}).get("message") or "") if is_clarification else "",
         clarification_options=_clarification_options(answer) if is_clarification else [],
         search_query=answer.search_query if answer.search_query and answer.search_query != answer.question else "",
+        unsupported=unsupported_sentences(answer) if answer.response_type == Answer.ResponseType.ANSWER else [],
     )
 
 

@@ -19,14 +19,17 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from documents.embeddings import embed_passages
 from documents.models import Document
 from documents.selectors import visible_documents
+from documents.sentence_vectors import vectors_for
 from qa.models import Answer, AnswerSource, Citation, Conversation, Feedback
 from qa.providers import get_provider
 from qa.retrieval import SearchResult, clarification_options, is_off_topic, search
 from qa.types import ProviderAnswer, ProviderConfigurationError, ProviderError, RetrievedChunk
 from ragportal.text import is_english
 from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN
+from verification.meaning import MeaningCheck
 from verification.flags import FLAG_NAMES
 from verification.verdict import Verdict, verify
 
@@ -230,6 +233,15 @@ def verify_answer(question: str, generated: ProviderAnswer, hits: list[Retrieved
         min_grounded_ratio=settings.RAG_MIN_GROUNDED_RATIO,
         abstained=generated.abstained,
         question=question,
+        meaning=_meaning_check(hits),
+    )
+
+
+def _meaning_check(hits: list[RetrievedChunk]) -> MeaningCheck:
+    """Support by meaning over the chunks' stored sentence vectors, loaded only if a sentence needs them."""
+    texts = [h.text for h in hits]
+    return MeaningCheck(
+        texts, lambda: vectors_for(texts, [h.sentence_vectors for h in hits]), embed_passages
     )
 
 

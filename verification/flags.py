@@ -36,6 +36,37 @@ WARNING_UNSUPPORTED = gettext_noop("文書で確認できない記述が含ま�
 WARNING_LOW_RETRIEVAL = gettext_noop("質問に近い文書が見つからなかったため、回答の信頼度は低くなっています")
 WARNING_ANSWER_MISMATCH = gettext_noop("質問に直接答えていない可能性があります")
 
+# Why one sentence is marked unsupported, as the reader sees it beside the sentence.
+REASON_NOT_IN_EVIDENCE = gettext_noop("『{term}』が根拠の文書にありません")
+REASON_OTHER_CONTEXT = gettext_noop("『{term}』は根拠の文書では別の事柄について書かれています")
+REASON_CONTRADICTION = gettext_noop("根拠の文書の記述と食い違っています")
+REASON_NO_EVIDENCE = gettext_noop("根拠となる文書がありません")
+REASON_UNSUPPORTED = gettext_noop("根拠の文書に書かれていない内容を含みます")
+# Sentence verdicts that name what the evidence lacks (the first missing item is shown).
+_NAMING_REASONS = {
+    "number_not_in_evidence": REASON_NOT_IN_EVIDENCE,
+    "quoted_term_not_in_evidence": REASON_NOT_IN_EVIDENCE,
+    "unknown_term": REASON_NOT_IN_EVIDENCE,
+    "number_out_of_context": REASON_OTHER_CONTEXT,
+}
+
+
+def sentence_reason(reason: str, missing: list[str] | tuple[str, ...] = ()) -> tuple[str, dict[str, str]]:
+    """The reader's reason for an unsupported sentence: ``(msgid, params)`` to translate, then format.
+
+    A number, quoted term or rare term the evidence lacks is named
+    (「『20日』が根拠の文書にありません」); an added claim found by meaning or
+    low overlap gets the general 「根拠の文書に書かれていない内容を含みます」.
+    """
+    template = _NAMING_REASONS.get(reason)
+    if template is not None and missing:
+        return template, {"term": str(missing[0])}
+    if reason == "contradiction":
+        return REASON_CONTRADICTION, {}
+    if reason == "no_evidence":
+        return REASON_NO_EVIDENCE, {}
+    return REASON_UNSUPPORTED, {}
+
 
 @dataclass(frozen=True)
 class Flag:

@@ -9,7 +9,8 @@ duck-typed (``qa.types.AnswerBlock``, ``Citation`` and ``RetrievedChunk`` fit).
    each block, the file names of the chunks it cites in parentheses,
 3. the quote check (every citation against the chunk it claims),
 4. the grounding gate (second reference article),
-5. claim support per sentence, and
+5. claim support per sentence (words, then meaning where the words are
+   unsure and a :class:`~verification.meaning.MeaningCheck` is given), and
 6. the "not found" abstention.
 
 Confidence starts from retrieval, then the article's citation rules apply;
@@ -48,7 +49,15 @@ from verification.grounding import (
     is_lead_in,
 )
 from verification.quotes import locate_quote, quote_matches
-from verification.support import Evidence, EvidencePiece, check_sentence, split_sentences
+from verification.meaning import MeaningCheck, settle
+from verification.support import (
+    Evidence,
+    EvidencePiece,
+    SentenceSupport,
+    check_sentence,
+    split_sentences,
+    subject_terms,
+)
 
 
 # The flags verify() can set (the registry in verification.flags defines them).
@@ -82,7 +91,12 @@ class QuoteCheck:
 
 @dataclass
 class SentenceCheck:
-    """Support of one answer sentence; offsets are into the answer text (blocks joined)."""
+    """Support of one answer sentence; offsets are into the answer text (blocks joined).
+
+    ``reason`` and ``missing`` as in :class:`verification.support.SentenceSupport`;
+    ``closest`` is the evidence sentence it is closest to (for an unsupported
+    or unsure sentence, "" otherwise), shown to reviewers beside the reason.
+    """
 
     text: str
     start: int
@@ -90,6 +104,7 @@ class SentenceCheck:
     supported: bool
     reason: str
     missing: list[str] = field(default_factory=list)
+    closest: str = ""
 
 
 @dataclass
@@ -169,6 +184,7 @@ def verify(
     question: str | None = None,
     fit_similarity: float | None = None,
     fit_thresholds: FitThresholds = DEFAULT_FIT_THRESHOLDS,
+    meaning: MeaningCheck | None = None,
 ) -> Verdict:
     """Verify an answer made of ``blocks`` (``.text``, ``.citations``) against the retrieved ``chunks``.
 
@@ -179,6 +195,8 @@ def verify(
     whole text is the abstention sentence counts too. With ``question``, the
     answer's fit to it is judged too (``fit_similarity``: question–answer cosine
     similarity, when the caller embedded both); a poor fit lowers confidence.
+    ``meaning`` settles the sentences whose words leave support unsure (built
+    over the same ``chunks``); without it their words decide.
     """
     base = retrieval_confidence(top_similarity, thresholds)
     answer_text = "".join(block.text for block in blocks)
@@ -195,7 +213,7 @@ def verify(
     if ratio < min_grounded_ratio:
         found.add("low_grounding", WARNING_LOW_GROUNDING, percent=round(ratio * 100))
 
-    sentences = _check_sentences(blocks, chunks, answer_text)
+    sentences = _check_sentences(blocks, chunks, answer_text, question=question or "", meaning=meaning)
     unsupported = sum(not s.supported for s in sentences)
     if unsupported:
         found.add("unsupported_claim", WARNING_UNSUPPORTED, count=unsupported)
@@ -349,13 +367,24 @@ def _blocks_with_verified(blocks: Sequence[Any], verified: set[tuple[int, int]])
     ]
 
 
-def _check_sentences(blocks: Sequence[Any], chunks: Sequence[Any], answer_text: str) -> list[SentenceCheck]:
+def _check_sentences(
+    blocks: Sequence[Any],
+    chunks: Sequence[Any],
+    answer_text: str,
+    *,
+    question: str = "",
+    meaning: MeaningCheck | None = None,
+) -> list[SentenceCheck]:
     """Claim support per sentence of the whole answer.
 
     A sentence's evidence is the text of the chunks cited by the blocks it
     overlaps (providers may split a sentence over several blocks), or all
-    retrieved chunks when none of them cites.
+    retrieved chunks when none of them cites. The answer's subject (the
+    question's terms, terms repeated across sentences) is not invention.
+    Unsure sentences are settled by ``meaning`` in one batch.
     """
+    spans = split_sentences(answer_text)
+    subject = subject_terms([answer_text[s:e] for s, e in spans], question)
     block_spans: list[tuple[int, int, frozenset[int]]] = []
     offset = 0
     for block in blocks:
@@ -367,9 +396,10 @@ def _check_sentences(blocks: Sequence[Any], chunks: Sequence[Any], answer_text: 
     every = frozenset(range(len(chunks)))
     pieces: dict[int, EvidencePiece] = {}
     indexes: dict[frozenset[int], Evidence] = {}
-    results: list[SentenceCheck] = []
+    results: list[SentenceSupport] = []
+    keys: list[frozenset[int]] = []
     first = 0
-    for start, end in split_sentences(answer_text):
+    for start, end in spans:
         # Sentences and blocks are both in text order: skip blocks that end before this sentence.
         while first < len(block_spans) and block_spans[first][1] <= start:
             first += 1
@@ -387,6 +417,11 @@ def _check_sentences(blocks: Sequence[Any], chunks: Sequence[Any], answer_text: 
             evidence = indexes[key] = Evidence.from_pieces(
                 [pieces[i] for i in sorted(key)], [chunks[i].filename for i in sorted(key)]
             )
-        support = check_sentence(answer_text[start:end], evidence, start=start)
-        results.append(SentenceCheck(support.text, start, end, support.supported, support.reason, support.missing))
-    return results
+        results.append(check_sentence(answer_text[start:end], evidence, start=start, subject=subject))
+        keys.append(key)
+    if meaning is not None:
+        unsure = [i for i, r in enumerate(results) if r.unsure]
+        similar = meaning.closest([results[i].text.strip() for i in unsure], [sorted(keys[i]) for i in unsure])
+        for i, similarity in zip(unsure, similar):
+            results[i] = settle(results[i], similarity)
+    return [SentenceCheck(r.text, r.start, r.end, r.supported, r.reason, r.missing, r.closest) for r in results]

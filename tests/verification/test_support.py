@@ -101,7 +101,8 @@ def test_extract_quantities(text: str, expected: list[tuple[float, str, str]]) -
         ("有給の申請はSlackから行います。", ATTENDANCE, False, "unknown_term"),
         ("有給申請は人事部へ連絡してください。", ATTENDANCE, False, "unknown_term"),
         # Added claims.
-        ("有給休暇は翌年度に繰り越すことができます。", ATTENDANCE, False, "unknown_term"),
+        ("有給休暇は翌年度に繰り越すことができ、最大40日まで保有できます。", ATTENDANCE, False,
+         "number_not_in_evidence"),
         ("在宅勤務は週2日まで認められています。", ATTENDANCE, False, "number_not_in_evidence"),
         # Not claims.
         ("以下の通りです。", ATTENDANCE, True, "connective"),
@@ -187,11 +188,17 @@ def test_labelled_set_is_large_and_balanced() -> None:
 
 
 def test_precision_and_recall_on_the_labelled_set() -> None:
-    """Regression guard: measured 0.98 precision / 0.92 recall (python -m verification.bench)."""
+    """Regression guard: measured 1.00 precision / 0.70 recall on words alone (python -m verification.bench).
+
+    Recall was 0.92 when every new two-kanji word counted; that rule flagged 40%
+    of the faithful sentences of real LLM answers (issue 14). Everyday words no
+    longer count, so added claims made only of them are left to the meaning
+    check (python -m verification.calibration has both curves).
+    """
     report = evaluate_support(load_labelled())
     overall = report["overall"]
     assert overall["precision"] >= 0.95
-    assert overall["recall"] >= 0.88
+    assert overall["recall"] >= 0.68
     # A changed number is caught whatever else matches.
     assert report["by_kind"]["changed_number"]["recall"] >= 0.9
     assert report["by_kind"]["verbatim"]["fp"] == 0
