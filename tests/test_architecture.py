@@ -26,6 +26,9 @@ PURE_VERIFICATION = (
     "verification.support",
     "verification.verdict",
     "verification.bench",
+    "verification.term_weights",
+    "verification.meaning",
+    "verification.calibration",
 )
 
 

@@ -221,6 +221,15 @@ class Evidence:
     def sentences(self) -> tuple[_EvidenceSentence, ...]:
         return tuple(s for p in self.pieces for s in p.sentences)
 
+    @cached_property
+    def _postings(self) -> dict[str, list[int]]:
+        """Character pair → the evidence sentences holding it (for :meth:`closest_sentence`)."""
+        postings: dict[str, list[int]] = {}
+        for i, sentence in enumerate(self.sentences):
+            for gram in sentence.bigrams:
+                postings.setdefault(gram, []).append(i)
+        return postings
+
     def closest_sentence(
         self, text: str, *, folded: bool = False, negated_only: bool = False
     ) -> tuple[str, float, float]:
@@ -232,19 +241,20 @@ class Evidence:
         """
         flat = text if folded else fold_nfkc(nfkc(text))
         grams = frozenset(map(str.__add__, flat, flat[1:]))
-        best: _EvidenceSentence | None = None
-        share = 0.0
-        if not grams:
+        if not grams or (negated_only and not any(s.negations for s in self.sentences)):
             return "", 0.0, 0.0
-        for sentence in self.sentences:
-            if negated_only and not sentence.negations:
-                continue
-            found = len(grams & sentence.bigrams) / len(grams)
-            if found > share:
-                best, share = sentence, found
-        if best is None:
+        counts: dict[int, int] = {}
+        postings = self._postings
+        for gram in grams:
+            for i in postings.get(gram, ()):
+                counts[i] = counts.get(i, 0) + 1
+        sentences = self.sentences
+        candidates = [(n, -i) for i, n in counts.items() if not negated_only or sentences[i].negations]
+        if not candidates:
             return "", 0.0, 0.0
-        return best.text, share, len(grams & best.bigrams) / max(1, len(best.bigrams))
+        found, minus_i = max(candidates)
+        best = sentences[-minus_i]
+        return best.text, found / len(grams), found / max(1, len(best.bigrams))
 
 
 @dataclass

@@ -22,6 +22,9 @@ PURE_MODULES = [
     "verification.support",
     "verification.verdict",
     "verification.bench",
+    "verification.term_weights",
+    "verification.meaning",
+    "verification.calibration",
 ]
 
 BLOCKER = """
