@@ -280,7 +280,10 @@ def report(sets: dict[str, list[Item]], *, with_meaning: bool) -> dict[str, Any]
     }
 
 
-def _print(result: dict[str, Any], *, show_errors: str | None) -> None:
+def print_report(result: dict[str, Any], *, show_errors: str | None = None,
+                 write: Callable[[str], object] = print) -> None:
+    """The report as text, one line per ``write`` call."""
+    print = write  # noqa: A001 - every line below goes to the caller's writer
     op = result["operating_point"]
     print(f"operating point: {op['thresholds']}, meaning >= {op['meaning_min_similarity']}")
     print("== at the operating point (positive class: unsupported) ==")
@@ -318,7 +321,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=1))
     else:
-        _print(result, show_errors=args.errors)
+        print_report(result, show_errors=args.errors)
 
 
 if __name__ == "__main__":
