@@ -467,7 +467,7 @@ def _judge(sentence: str, evidence: Evidence, thresholds: SupportThresholds, sub
     if english and evidence.japanese:
         return _Judgement(True, "supported")
     return (
-        _misplaced_numbers(quantities, content, evidence)
+        _misplaced_numbers([q for q in quantities if not _is_count(q, body)], content, evidence)
         or _missing_quotes(body, evidence)
         or (
             _english_overlap(body, evidence)
