@@ -150,8 +150,13 @@ _TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
 
 
 def _is_table_line(line: str) -> bool:
-    """Whether ``line`` is (part of) a table row: placeholders must go inside its cells, not around it."""
-    return _CELL_SPLIT.search(line) is not None
+    """Whether ``line`` is (part of) a table row: placeholders must go inside its cells, not around it.
+
+    Rows are recognised by a pipe at either end (as the providers write them), so
+    prose or a list item that merely contains a pipe keeps its marks whole.
+    """
+    text = line.strip()
+    return text.startswith("|") or (text.endswith("|") and not text.endswith("\\|"))
 
 
 def _wrap_cells(line: str) -> str:

@@ -78,8 +78,9 @@ def test_thumbs_look_alike_until_chosen_then_the_chosen_one_is_pressed(page, log
     assert up.evaluate(RATE_STYLE) != down.evaluate(RATE_STYLE)
     screenshot(page, "chat-thumbs-up-chosen")
 
-    # Changing one's mind to 👎 (with a reason) moves the pressed state.
-    down.click()
+    # Changing one's mind to 👎 (with a reason, from the keyboard) moves the pressed state.
+    down.focus()
+    page.keyboard.press("Enter")
     page.locator("input[name=reason][value=wrong_source]").check()
     page.locator(".rate-down-panel button[type=submit]").click()
     page.locator(".feedback .rate-down[aria-pressed=true]").wait_for()

@@ -64,3 +64,15 @@ def test_table_cells_are_escaped_like_everything_else(employee):
     assert "<table>" in html
     assert "<script>" not in html and "<b>" not in html
     assert "&lt;script&gt;" in html
+
+
+def test_a_list_item_containing_a_pipe_is_not_read_as_a_table(employee):
+    text = "- 設定は A|B の順です。"
+    answer = make_answer(
+        employee,
+        blocks=[{"text": text, "citations": [1]}],
+        verification={"sentences": [{"text": text, "start": 0, "end": len(text), "supported": False}]},
+    )
+    html = render_answer_html(answer)
+    assert "<table>" not in html
+    assert '<li><mark class="unsupported">設定は A|B の順です。</mark>' in html
