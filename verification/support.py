@@ -470,7 +470,7 @@ def _judge(sentence: str, evidence: Evidence, thresholds: SupportThresholds, sub
     if english and evidence.japanese:
         return _Judgement(True, "supported")
     return (
-        _misplaced_numbers([q for q in quantities if not _is_count(q, body)], content, evidence)
+        _misplaced_numbers([q for q in quantities if not _is_count(q, body)], content, evidence, body)
         or _missing_quotes(body, evidence)
         or (
             _english_overlap(body, evidence)
@@ -489,10 +489,50 @@ def _is_count(q: Quantity, body: str) -> bool:
     return not q.unit and q.value <= 10 and bool(_COUNT_RE.match(body, q.start + len(q.text)))
 
 
-def _misplaced_numbers(quantities: list[Quantity], content: list[str], evidence: Evidence) -> _Judgement | None:
-    """Unsupported when a quantity of the sentence occurs in the evidence only about something else."""
+def _misplaced_numbers(
+    quantities: list[Quantity], content: list[str], evidence: Evidence, body: str
+) -> _Judgement | None:
+    """Unsupported when a quantity of the sentence occurs in the evidence only about something else.
+
+    Also when two of its clauses swap their values: "休憩時間は9:00〜18:00、
+    標準勤務時間は12:00〜13:00" — each number is in the evidence, but said about
+    the other clause's words.
+    """
     misplaced = [q.text for q in quantities if not _said_about(q, content, evidence)]
+    misplaced = misplaced or _swapped(quantities, evidence, body)
     return _strict(False, "number_out_of_context", misplaced) if misplaced else None
+
+
+_CLAUSE_END_RE = re.compile(r"[、，,;；。]")
+
+
+def _swapped(quantities: list[Quantity], evidence: Evidence, body: str) -> list[str]:
+    """Quantities whose own clause's words the evidence never puts near them, but puts near another clause's number."""
+    if len(quantities) < 2:
+        return []
+    cuts = [0, *(m.end() for m in _CLAUSE_END_RE.finditer(body)), len(body) + 1]
+    clause_of = {id(q): next(i for i in range(len(cuts) - 1) if cuts[i] <= q.start < cuts[i + 1]) for q in quantities}
+    if len(set(clause_of.values())) < 2:
+        return []
+    probes: dict[int, set[str]] = {}
+    for index in set(clause_of.values()):
+        runs = _content_runs(body[cuts[index] : cuts[index + 1]])
+        probes[index] = {run[i : i + 2] for run in runs if not run.isascii() for i in range(len(run) - 1)}
+    shared = set.intersection(*probes.values())
+    swapped = []
+    for q in quantities:
+        own = probes[clause_of[id(q)]] - shared
+        others = [o for o in quantities if clause_of[id(o)] != clause_of[id(q)]]
+        if own and not _near(q, own, evidence) and any(_near(o, own, evidence) for o in others):
+            swapped.append(q.text)
+    return swapped
+
+
+def _near(q: Quantity, probes: set[str], evidence: Evidence) -> bool:
+    """Does some occurrence of ``q`` in the evidence have one of ``probes`` in its context?"""
+    return any(
+        states(e, q) and any(p in piece.context(e) for p in probes) for piece in evidence.pieces for e in piece.quantities
+    )
 
 
 def _missing_quotes(body: str, evidence: Evidence) -> _Judgement | None:

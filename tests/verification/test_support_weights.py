@@ -70,6 +70,8 @@ def test_paraphrased_faithful_sentences_pass(sentence: str, evidence: str) -> No
         ("有給休暇は入社6ヶ月後に10日付与されません。", ATTENDANCE, "contradiction",
          "有給休暇は入社6ヶ月後に10日付与されます"),
         ("領収書がない場合は精算できます。", EXPENSE, "contradiction", "領収書がない場合は精算できません"),
+        # Swapped values: each number is in the evidence, but said about the other clause's words.
+        ("休憩時間は9:00〜18:00で、標準勤務時間は12:00〜13:00です。", ATTENDANCE, "number_out_of_context", "9:00"),
     ],
 )
 def test_invented_names_numbers_and_contradictions_fail_with_their_reason(
@@ -78,6 +80,10 @@ def test_invented_names_numbers_and_contradictions_fail_with_their_reason(
     supported, got, missing = judged(sentence, evidence)
     assert (supported, got) == (False, reason)
     assert missing[0] == named or named in missing
+
+
+def test_values_in_their_own_clauses_pass() -> None:
+    assert judged("標準勤務時間は9:00〜18:00で、休憩時間は12:00〜13:00です。", ATTENDANCE)[:2] == (True, "supported")
 
 
 def test_the_answers_subject_is_not_invention() -> None:
