@@ -34,11 +34,23 @@ from qa.providers.base import abstention_text, elapsed_ms, sentence_separator
 from qa.types import AnswerBlock, Citation, ProviderAnswer, RetrievedChunk
 from ragportal.text import fold, is_english
 from verification.grounding import ENGLISH_LEAD_IN
-from verification.answer_fit import CONTACT, DATE, QUANTITY, STEPS, asked_types, asked_units, carries, carries_units
+from verification.answer_fit import (
+    CONTACT,
+    DATE,
+    NUMBER,
+    QUANTITY,
+    STEPS,
+    asked_types,
+    asked_units,
+    carries,
+    carries_units,
+    question_parts,
+)
 
 DEFAULT_THRESHOLD = 0.2
 MAX_SENTENCES = 3
 STRICT_MAX_SENTENCES = 1
+PART_MAX_SENTENCES = 4
 
 _HIRAGANA = re.compile(r"^[\u3040-\u309f]+$")
 _LATIN_WORD = re.compile(r"[a-z0-9]+")
@@ -57,11 +69,15 @@ _QUESTION_BIGRAMS = frozenset(
 
 # Bonus for a sentence that carries the kind of answer the question asks for
 # (verification.answer_fit defines both the question types and what carries them).
-_TYPE_BONUS = {DATE: 0.15, QUANTITY: 0.12, CONTACT: 0.12, STEPS: 0.08}
-UNIT_BONUS = 0.1
+_TYPE_BONUS = {DATE: 0.15, QUANTITY: 0.12, CONTACT: 0.12, NUMBER: 0.3, STEPS: 0.08}
+UNIT_BONUS = 0.25
 # A sentence that only sends the reader elsewhere (「…を参照してください」) answers nothing by itself.
 _POINTER = re.compile(r"(参照|ご覧|ご確認)(して)?ください|に従ってください|をご参照|詳しくは|詳細は")
 POINTER_PENALTY = 0.4
+# A document's revision line (「第2版　制定: 2020年6月1日　最終改定: …」) answers only questions about revisions.
+_REVISION_LINE = re.compile(r"制定[:：]|最終改定|改訂日|第\d+版")
+_ASKS_REVISION = re.compile(r"改定|改訂|制定|版|いつから|変更|変わ|\brevis|\bupdated?\b|\bversion\b")
+REVISION_PENALTY = 0.4
 
 
 def tokens(text: str, *, question: bool = False) -> dict[str, float]:
@@ -227,6 +243,7 @@ class _Query:
     matches: bool
     facts: list[str]
     units: list[frozenset[str]]
+    asks_revision: bool
 
     @classmethod
     def over(cls, sentences: list[_Sentence], question: str, expanded_terms: Sequence[str]) -> _Query:
@@ -249,6 +266,7 @@ class _Query:
             matches=any(t in doc_freq for t in weights),
             facts=asked_types(question),
             units=asked_units(question),
+            asks_revision=bool(_ASKS_REVISION.search(fold(question))),
         )
 
 
@@ -297,9 +315,12 @@ class ExtractiveProvider:
         started = time.perf_counter()
         candidates = self._rank(question, chunks, expanded_terms)
         limit = STRICT_MAX_SENTENCES if strict else self.max_sentences
-        chosen = self._choose(
-            candidates, limit, question, threshold=self._threshold_for(chunks), documents=[c.filename for c in chunks]
-        )
+        threshold, documents = self._threshold_for(chunks), [c.filename for c in chunks]
+        chosen = self._choose(candidates, limit, question, threshold=threshold, documents=documents)
+        parts = question_parts(question)
+        if len(parts) > 1 and not strict:
+            # A two-part question gets each part's answer: 「試用期間の長さと給料日」 → 3ヶ月, then 25日.
+            chosen = self._answer_parts(parts, chunks, expanded_terms, threshold=threshold, documents=documents) or chosen
         if not chosen:
             return ProviderAnswer(
                 blocks=[AnswerBlock(text=abstention_text(question))],
@@ -330,6 +351,35 @@ class ExtractiveProvider:
             },
             latency_ms=elapsed_ms(started),
         )
+
+    def _answer_parts(
+        self,
+        parts: list[str],
+        chunks: Sequence[RetrievedChunk],
+        expanded_terms: Sequence[str],
+        *,
+        threshold: float,
+        documents: Sequence[str],
+    ) -> list[_Candidate]:
+        """Per part, its best sentence (and the one carrying the asked fact when the best lacks it); none twice.
+
+        Empty when a part finds nothing: then the whole question is answered as one.
+        """
+        chosen: list[_Candidate] = []
+        for part in parts:
+            candidates = self._rank(part, chunks, expanded_terms)
+            picked = self._choose(candidates, 2, part, threshold=threshold, documents=documents)
+            if not picked:
+                return []
+            best, facts, units = candidates[0], asked_types(part), asked_units(part)
+            # The best sentence, and a sentence carrying the asked fact when the best lacks it;
+            # never a neighbour quoted only for context (the other part may be what it restates).
+            picked = [best] + [
+                c for c in picked if c is not best and not _fact_bonus(best.text, facts, units)
+                and _fact_bonus(c.text, facts, units)
+            ]
+            chosen += [c for c in picked if all((c.chunk_index, c.start) != (o.chunk_index, o.start) for o in chosen)]
+        return chosen[:PART_MAX_SENTENCES]
 
     # -- scoring -----------------------------------------------------------------
 
@@ -392,6 +442,8 @@ class ExtractiveProvider:
             score -= 0.2
         if _POINTER.search(sentence.text):
             score -= POINTER_PENALTY
+        if not query.asks_revision and _REVISION_LINE.search(sentence.text):
+            score -= REVISION_PENALTY
         score += self.meaning_weight * self._meaning_share(sentence.meaning, scale)
         return _Candidate(
             sentence.chunk_index, sentence.start, sentence.end, sentence.text, lexical, score, sentence.meaning,
