@@ -27,7 +27,7 @@ import math
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from documents.sentence_vectors import sentence_spans
 from qa.providers.base import abstention_text, elapsed_ms, sentence_separator
@@ -72,12 +72,18 @@ _QUESTION_BIGRAMS = frozenset(
 _TYPE_BONUS = {DATE: 0.15, QUANTITY: 0.12, CONTACT: 0.12, NUMBER: 0.3, STEPS: 0.08}
 UNIT_BONUS = 0.25
 # A sentence that only sends the reader elsewhere (「…を参照してください」) answers nothing by itself.
-_POINTER = re.compile(r"(参照|ご覧|ご確認)(して)?ください|に従ってください|をご参照|詳しくは|詳細は")
+# So does one that says what a document covers (「本規程は、…について定めます」).
+_POINTER = re.compile(
+    r"(参照|ご覧|ご確認)(して)?ください|に従ってください|をご参照|詳しくは|詳細は|"
+    r"(について|を)(定め|まとめ)(ます|ています|る|た)|^(本|この)(規程|ガイド|規則|ルール|文書|マニュアル|案内)は"
+)
 POINTER_PENALTY = 0.4
 # A document's revision line (「第2版　制定: 2020年6月1日　最終改定: …」) answers only questions about revisions.
 _REVISION_LINE = re.compile(r"制定[:：]|最終改定|改訂日|第\d+版")
 _ASKS_REVISION = re.compile(r"改定|改訂|制定|版|いつから|変更|変わ|\brevis|\bupdated?\b|\bversion\b")
 REVISION_PENALTY = 0.4
+# A question word found only in the heading a sentence stands under counts this much (other headings: half).
+UNDER_WEIGHT = 0.75
 
 
 def tokens(text: str, *, question: bool = False) -> dict[str, float]:
@@ -157,6 +163,9 @@ class _Sentence:
     meaning: float = 0.0
     # For a Markdown table row: the cells of its table's header row.
     header: tuple[str, ...] = ()
+    # The tokens and meaning (cosine to the question) of the heading the sentence stands under, in its chunk.
+    under: dict[str, float] = field(default_factory=dict)
+    under_meaning: float = 0.0
 
 
 _TABLE_LINE = re.compile(r"^\|.*\|$")
@@ -203,9 +212,13 @@ def _sentences(
         chunk_meanings = meanings[chunk_index] if meanings else []
         spans = sentence_spans(chunk.text)
         header: tuple[str, ...] = ()
+        # The heading a sentence stands under: the chunk's own section until a heading line follows.
+        under, under_meaning = tokens(chunk.section.rsplit(">", 1)[-1]), 0.0
         for position, sentence in enumerate(spans):
             text = chunk.text[sentence.start : sentence.end]
             meaning = chunk_meanings[position] if position < len(chunk_meanings) else 0.0
+            if sentence.heading:
+                under, under_meaning = tokens(text), meaning
             if _TABLE_LINE.match(text):
                 # A table: its header row (the line before |---|) and separator are never answers by
                 # themselves; each row is read with the header's words and shown under it.
@@ -217,12 +230,18 @@ def _sentences(
                     continue
                 row_tokens = tokens(f"{text} {' '.join(header)}")
                 sentences.append(
-                    _Sentence(chunk_index, sentence.start, sentence.end, False, text, row_tokens, meaning, header)
+                    _Sentence(
+                        chunk_index, sentence.start, sentence.end, False, text, row_tokens, meaning, header,
+                        under, under_meaning,
+                    )
                 )
                 continue
             header = ()
             sentences.append(
-                _Sentence(chunk_index, sentence.start, sentence.end, sentence.heading, text, tokens(text), meaning)
+                _Sentence(
+                    chunk_index, sentence.start, sentence.end, sentence.heading, text, tokens(text), meaning, (),
+                    under, under_meaning,
+                )
             )
             if sentence.heading:
                 headings.append(text)
@@ -420,8 +439,12 @@ class ExtractiveProvider:
         half; when the question matches no sentence at all (English over
         Japanese text), the expansion terms alone make the coverage.
         """
-        found = sentence.tokens
-        matched = sum(w if t in found else 0.5 * w for t, w in query.weights.items() if t in found or t in context)
+        found, under = sentence.tokens, sentence.under
+        matched = sum(
+            w if t in found else (UNDER_WEIGHT if t in under else 0.5) * w
+            for t, w in query.weights.items()
+            if t in found or t in under or t in context
+        )
         coverage = matched / query.total if query.total else 0.0
         term_coverage = max(
             (sum(w for t, w in q.items() if t in found) / sum(q.values()) for q in query.term_weights),
@@ -444,7 +467,9 @@ class ExtractiveProvider:
             score -= POINTER_PENALTY
         if not query.asks_revision and _REVISION_LINE.search(sentence.text):
             score -= REVISION_PENALTY
-        score += self.meaning_weight * self._meaning_share(sentence.meaning, scale)
+        # A sentence under a heading that matches the question (「## パスワードを忘れた場合」) is about it.
+        meaning = max(sentence.meaning, (sentence.meaning + sentence.under_meaning) / 2)
+        score += self.meaning_weight * self._meaning_share(meaning, scale)
         return _Candidate(
             sentence.chunk_index, sentence.start, sentence.end, sentence.text, lexical, score, sentence.meaning,
             sentence.header,
@@ -568,7 +593,7 @@ def _fact_carrier(
             c
             for c in candidates
             if c.chunk_index == best.chunk_index and c.lexical > 0 and c not in chosen
-            and _fact_bonus(c.text, facts, units) > 0
+            and _fact_bonus(c.text, facts, units) > 0 and not _REVISION_LINE.search(c.text)
         ),
         None,
     )
