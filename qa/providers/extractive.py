@@ -86,6 +86,14 @@ REVISION_PENALTY = 0.4
 UNDER_WEIGHT = 0.75
 
 
+_HALF_YEAR = re.compile(r"(\d+)年半")
+
+
+def _spelled_out(question: str) -> str:
+    """The question with spoken durations as documents write them: 「2年半」 → 「2年6ヶ月」, 「半年」 → 「6ヶ月」."""
+    return _HALF_YEAR.sub(r"\1年6ヶ月", question).replace("半年", "6ヶ月")
+
+
 def tokens(text: str, *, question: bool = False) -> dict[str, float]:
     """Tokens of ``text`` with their intrinsic weights (before rarity weighting).
 
@@ -332,12 +340,19 @@ class ExtractiveProvider:
     ) -> ProviderAnswer:
         """Quote 1–3 sentences that answer ``question`` (1 when ``strict``), or abstain."""
         started = time.perf_counter()
+        question = _spelled_out(question)
         candidates = self._rank(question, chunks, expanded_terms)
         limit = STRICT_MAX_SENTENCES if strict else self.max_sentences
         threshold, documents = self._threshold_for(chunks), [c.filename for c in chunks]
         chosen = self._choose(candidates, limit, question, threshold=threshold, documents=documents)
+        table = _asked_table(question, candidates, chunks) if chosen and not strict else None
+        if table is not None:
+            # 「付与日数は勤続年数でどう増えますか？」: the whole table answers, not one row of it,
+            # after the sentence that introduces it (「…次の日数が付与されます」).
+            lead = _previous_in_chunk(candidates, table)
+            chosen = [lead, table] if lead is not None and _INTRODUCES_TABLE.search(lead.text) else [table]
         parts = question_parts(question)
-        if len(parts) > 1 and not strict:
+        if table is None and len(parts) > 1 and not strict:
             # A two-part question gets each part's answer: 「試用期間の長さと給料日」 → 3ヶ月, then 25日.
             chosen = self._answer_parts(parts, chunks, expanded_terms, threshold=threshold, documents=documents) or chosen
         if not chosen:
@@ -597,6 +612,41 @@ def _fact_carrier(
         ),
         None,
     )
+
+
+# A question about how something varies (「勤続年数でどう増える？」, 「一覧」) is answered by a whole table.
+_ASKS_TABLE = re.compile(r"どう(増え|変わ|違|決ま|なって)|ごとに|別に|一覧|早見|表で|\bhow does .* (change|increase|vary)\b|\btable\b")
+TABLE_LOOKAHEAD = 5
+_INTRODUCES_TABLE = re.compile(r"次の|以下の|下表|次のとおり|のとおり[。です]")
+
+
+def _asked_table(
+    question: str, candidates: list[_Candidate], chunks: Sequence[RetrievedChunk]
+) -> _Candidate | None:
+    """The whole table (header, separator and rows) of the best table row among the top candidates, when asked."""
+    if not _ASKS_TABLE.search(fold(question)):
+        return None
+    near = {c.chunk_index for c in candidates[:TABLE_LOOKAHEAD]}
+    row = next((c for c in candidates if c.header and c.chunk_index in near), None)
+    return None if row is None else _whole_table(row, chunks[row.chunk_index].text)
+
+
+def _whole_table(row: _Candidate, text: str) -> _Candidate:
+    """The table ``row`` belongs to, from its first line to its last, as one candidate shown as it is."""
+    lines = text.split("\n")
+    offsets, position = [], 0
+    for line in lines:
+        offsets.append(position)
+        position += len(line) + 1
+    index = max(i for i, offset in enumerate(offsets) if offset <= row.start)
+    first = last = index
+    while first > 0 and _TABLE_LINE.match(lines[first - 1].strip()):
+        first -= 1
+    while last + 1 < len(lines) and _TABLE_LINE.match(lines[last + 1].strip()):
+        last += 1
+    start = offsets[first] + len(lines[first]) - len(lines[first].lstrip())
+    end = offsets[last] + len(lines[last].rstrip())
+    return _Candidate(row.chunk_index, start, end, text[start:end], row.lexical, row.score, row.meaning)
 
 
 def _same_document(documents: Sequence[str], a: int, b: int) -> bool:
