@@ -32,7 +32,7 @@ from qa.engine import EngineConfig, HybridEngine, Mode
 from qa.expansion import dictionary_rules, expand
 from qa.fusion import Candidate
 from qa.types import RetrievedChunk
-from ragportal.text import fold, is_english
+from ragportal.text import fold, is_english, spelled_out
 from verification.answer_fit import question_parts
 
 # Chunks each part of a two-part question adds to the whole question's.
@@ -109,7 +109,7 @@ def search(
     k = k or settings.RAG_TOP_K
     llm = _llm_keywords(llm_expansion)
     t0 = time.perf_counter()
-    expansion = expand(query, rules=dictionary_rules(), llm=llm)
+    expansion = expand(spelled_out(query), rules=dictionary_rules(), llm=llm)
     timings = {"expansion": (time.perf_counter() - t0) * 1000}
 
     version_ids = searchable_version_ids(user, document_id=document_id)

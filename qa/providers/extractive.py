@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 from documents.sentence_vectors import sentence_spans
 from qa.providers.base import abstention_text, elapsed_ms, sentence_separator
 from qa.types import AnswerBlock, Citation, ProviderAnswer, RetrievedChunk
-from ragportal.text import fold, is_english
+from ragportal.text import fold, is_english, spelled_out
 from verification.grounding import ENGLISH_LEAD_IN
+from verification.quantities import extract_quantities
 from verification.answer_fit import (
     CONTACT,
     DATE,
@@ -51,6 +52,9 @@ DEFAULT_THRESHOLD = 0.2
 MAX_SENTENCES = 3
 STRICT_MAX_SENTENCES = 1
 PART_MAX_SENTENCES = 4
+
+# Per quantity of the question that a sentence states too (same value and unit).
+STATED_BONUS = 0.15
 
 _HIRAGANA = re.compile(r"^[\u3040-\u309f]+$")
 _LATIN_WORD = re.compile(r"[a-z0-9]+")
@@ -86,12 +90,12 @@ REVISION_PENALTY = 0.4
 UNDER_WEIGHT = 0.75
 
 
-_HALF_YEAR = re.compile(r"(\d+)年半")
+def _stated(text: str) -> frozenset[tuple[float, str]]:
+    """The (value, unit) of each quantity ``text`` states (tokens leave digits out).
 
-
-def _spelled_out(question: str) -> str:
-    """The question with spoken durations as documents write them: 「2年半」 → 「2年6ヶ月」, 「半年」 → 「6ヶ月」."""
-    return _HALF_YEAR.sub(r"\1年6ヶ月", question).replace("半年", "6ヶ月")
+    A quantity of one is left out: 「1日分」, 「1回あたり」 name a rate's unit, not a value.
+    """
+    return frozenset((q.value, q.unit) for q in extract_quantities(fold(text), already_nfkc=True) if q.value != 1)
 
 
 def tokens(text: str, *, question: bool = False) -> dict[str, float]:
@@ -271,6 +275,8 @@ class _Query:
     facts: list[str]
     units: list[frozenset[str]]
     asks_revision: bool
+    # The quantities the question states (「2年6ヶ月たつと」): (value, unit) pairs.
+    quantities: frozenset[tuple[float, str]] = frozenset()
 
     @classmethod
     def over(cls, sentences: list[_Sentence], question: str, expanded_terms: Sequence[str]) -> _Query:
@@ -294,6 +300,7 @@ class _Query:
             facts=asked_types(question),
             units=asked_units(question),
             asks_revision=bool(_ASKS_REVISION.search(fold(question))),
+            quantities=_stated(question),
         )
 
 
@@ -340,7 +347,7 @@ class ExtractiveProvider:
     ) -> ProviderAnswer:
         """Quote 1–3 sentences that answer ``question`` (1 when ``strict``), or abstain."""
         started = time.perf_counter()
-        question = _spelled_out(question)
+        question = spelled_out(question)
         candidates = self._rank(question, chunks, expanded_terms)
         limit = STRICT_MAX_SENTENCES if strict else self.max_sentences
         threshold, documents = self._threshold_for(chunks), [c.filename for c in chunks]
@@ -482,6 +489,9 @@ class ExtractiveProvider:
             score -= POINTER_PENALTY
         if not query.asks_revision and _REVISION_LINE.search(sentence.text):
             score -= REVISION_PENALTY
+        if query.quantities:
+            # 「2年6ヶ月たつと何日？」: the row that states 2年 and 6ヶ月, not any row with ヶ月.
+            score += STATED_BONUS * len(query.quantities & _stated(sentence.text))
         # A sentence under a heading that matches the question (「## パスワードを忘れた場合」) is about it.
         meaning = max(sentence.meaning, (sentence.meaning + sentence.under_meaning) / 2)
         score += self.meaning_weight * self._meaning_share(meaning, scale)
