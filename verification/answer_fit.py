@@ -35,7 +35,8 @@ STEPS = "steps"
 # What a question asks for, on NFKC + lower-cased text. Order matters only for reading.
 _ASKS: dict[str, re.Pattern[str]] = {
     DATE: re.compile(
-        r"いつ|期限|締め?切|〆切|何日まで|何日前|何曜日|何月|\bwhen\b|\bdeadline\b|\bby when\b|\bdue\b|\bwhat date\b"
+        r"いつ|期限|締め?切|〆切|何日まで|何日前|何曜日|何月|\bwhen\b|\bdeadline\b|\bby when\b|\bdue\b|"
+        r"\b(what|which) (date|day)\b"
     ),
     QUANTITY: re.compile(
         r"何(日|時間|回|年|ヶ月|か月|カ月|円|人|%|割|泊|枚|個|件|名|分|歳|時|週|万|倍|度)|いくら|いくつ|"
@@ -78,8 +79,12 @@ _CONTENT_RUN = re.compile(r"[\u3400-\u9fff\u30a0-\u30ffー]{2,}|[a-z][a-z0-9]+")
 # 何時間 before 何時; 営業時間 and 何時から ask for clock times.
 _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"何時間|\bhow many hours\b"), frozenset({"hour", "minute"})),
-    (re.compile(r"何時|営業時間|時間帯|受付時間|\bwhat time\b"), frozenset({"clock"})),
-    (re.compile(r"何営業日|何日|\bhow many days\b"), frozenset({"day", "business_day"})),
+    (
+        re.compile(r"何時|営業時間|時間帯|受付時間|\bwhat time\b|\b(opening|business|lunch|office|service) hours\b"),
+        frozenset({"clock"}),
+    ),
+    (re.compile(r"何歳|\bwhat age\b|\bhow old\b"), frozenset({"age"})),
+    (re.compile(r"何営業日|何日|\bhow many days\b|\b(what|which) day of the month\b"), frozenset({"day", "business_day"})),
     (re.compile(r"何ヶ月|何か月|何カ月|\bhow many months\b"), frozenset({"month"})),
     (re.compile(r"何年"), frozenset({"year"})),
     (re.compile(r"何回|\bhow (many times|often)\b"), frozenset({"times"})),
