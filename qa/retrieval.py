@@ -261,17 +261,20 @@ def is_off_topic(
     apart better than whole chunks, which share their vocabulary with too many
     questions; but a sentence lacks its heading (「申請期限は支払日から1ヶ月以内です」
     under 「経費精算ガイド > 申請方法」), so a confidently retrieved chunk keeps the
-    question on topic. An English question is never off-topic here: across
+    question on topic. An English question is not judged by similarity: across
     languages the same meaning scores lower, and it has no keyword evidence
-    either (the answer step judges it). ``floor`` 0 turns the check off.
+    either (the answer step judges it); only ``subject_unknown`` makes it
+    off-topic. ``floor`` 0 turns the check off.
 
     Also off-topic: a question whose subject is in nothing the user may read
     (``subject_unknown``, from :func:`unknown_subject`), when no sentence reaches ``confident``.
     """
     if not hits:
         return True
-    if floor <= 0 or is_english(query):
+    if floor <= 0:
         return False
+    if is_english(query):
+        return subject_unknown
     best_sentence = best_sentence_similarity(query, hits)
     # The question's subject (「退職金は…」) is in nothing retrieved, nor are its synonyms, and no
     # sentence is confidently close: the documents are about something else.
@@ -303,19 +306,21 @@ def unknown_subject(
     「内線番号」 by 「内線: 2300」 and 「電話番号」, but 「退職金」 not by 「退職後」. False when
     the question has no subject before は (nothing to judge).
     """
-    match = _SUBJECT.match(fold(query))
-    if match is None:
-        return False
-    words = _SUBJECT_WORD.findall(match.group(1))
-    if not words:
-        return False
     text = fold(" ".join(f"{h.section}\n{h.text}" for h in hits))
-    if any(fold(term) in text for term in expansions):
-        return False
 
     def found(bigram: str) -> bool:
         return bigram in text or (in_corpus is not None and in_corpus(bigram))
 
+    if is_english(query):
+        # An English question's Japanese words are its glossary expansions (「bonuses」 → 賞与).
+        terms = [fold(term) for term in expansions if not term.isascii()]
+        return bool(terms) and not any(_mentioned(term, found) for term in terms)
+    match = _SUBJECT.match(fold(query))
+    if match is None:
+        return False
+    words = _SUBJECT_WORD.findall(match.group(1))
+    if not words or any(fold(term) in text for term in expansions):
+        return False
     return not any(_mentioned(word, found) for word in words)
 
 
