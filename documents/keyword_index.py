@@ -81,6 +81,21 @@ class KeywordIndex:
             return [KeywordHit(chunk_id=int(row[0]), bm25=-float(row[1])) for row in cur.fetchall()]
 
 
+    def has_token(self, token: str, *, version_ids: Sequence[int] | None = None) -> bool:
+        """Whether any chunk (of ``version_ids``; None: all) contains the segmentation token ``token`` (a bigram)."""
+        if not token or (version_ids is not None and not version_ids):
+            return False
+        p = self._p
+        sql = f"SELECT 1 FROM {TABLE} WHERE {TABLE} MATCH {p}"
+        params: list[Any] = ['"' + token.replace('"', '""') + '"']
+        if version_ids is not None:
+            sql += f" AND version_id IN ({', '.join([p] * len(version_ids))})"
+            params.extend(version_ids)
+        with self._cursor() as cur:
+            cur.execute(sql + " LIMIT 1", params)
+            return cur.fetchone() is not None
+
+
 def live_keyword_index() -> KeywordIndex:
     """The index in the portal's own database."""
     from django.db import connection

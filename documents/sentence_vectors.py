@@ -27,8 +27,29 @@ _cache_lock = threading.Lock()
 
 
 def sentence_spans(text: str) -> list[Sentence]:
-    """The sentences a chunk is scored by (list markers and heading marks stripped)."""
-    return split_sentences(text, strip_markers=True)
+    """The sentences a chunk is scored by (list markers and heading marks stripped).
+
+    A Markdown table row is one span, whatever its cells say: 「| サーバーに接続できません |
+    インターネットに接続できていません。自宅のルーター…|」 is one answer, not two halves.
+    """
+    merged: list[Sentence] = []
+    for sentence in split_sentences(text, strip_markers=True):
+        previous = merged[-1] if merged else None
+        if previous is not None and _same_table_row(text, previous.end, sentence.start):
+            merged[-1] = Sentence(previous.start, sentence.end, False, sentence.terminated)
+        else:
+            merged.append(sentence)
+    return merged
+
+
+def _same_table_row(text: str, end: int, start: int) -> bool:
+    """Whether ``text[:end]`` and ``text[start:]`` are parts of one line that is a table row."""
+    if "\n" in text[end:start]:
+        return False
+    line_start = text.rfind("\n", 0, end) + 1
+    line_end = text.find("\n", start)
+    line = text[line_start : len(text) if line_end == -1 else line_end].strip()
+    return len(line) > 1 and line.startswith("|") and line.endswith("|")
 
 
 def embed_chunk_sentences(texts: list[str]) -> list[np.ndarray]:

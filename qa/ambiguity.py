@@ -92,4 +92,25 @@ def is_generic(text: str, documents: Mapping[int, Sequence[str]]) -> bool:
     if len(terms) > 1:
         return False
     needed = min(GENERIC_TERM_DOCUMENTS, len(documents))
+    if terms and is_facet(terms[0]) and len(documents) >= FACET_DOCUMENTS:
+        # 「申請方法を教えて」, 「補助はいくら？」: an aspect every policy has, named in several of them.
+        needed = FACET_DOCUMENTS
     return all(document_frequency(term, documents) >= max(needed, 1) for term in terms)
+
+
+# Words that name an aspect of a policy rather than a policy (「申請」「方法」「上限」「補助」):
+# a question made of them alone names no document, however few documents use them.
+FACETS = frozenset(
+    "申請 方法 手続 手続き 期限 締切 締め切り 上限 下限 金額 費用 料金 手当 補助 支給 条件 対象 対象者 窓口 "
+    "連絡先 問い合わせ 問合せ 場所 時間 日数 回数 期間 ルール 規則 規定 手順 流れ 必要 書類 理由 注意 注意点 "
+    "基準 種類 範囲 提出 提出先 担当 担当者 承認 手順書 やり方 方法論 金 額 額面 単価".split()
+)
+# A facet question is asked back when its facet occurs in at least this many candidate documents.
+FACET_DOCUMENTS = 2
+
+
+def is_facet(term: str) -> bool:
+    """Whether ``term`` is made only of :data:`FACETS` words (「申請方法」 = 申請 + 方法)."""
+    if not term:
+        return True
+    return any(term.startswith(word) and is_facet(term[len(word) :]) for word in FACETS)

@@ -13,8 +13,9 @@ is asked which document is meant).
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -31,7 +32,11 @@ from qa.engine import EngineConfig, HybridEngine, Mode
 from qa.expansion import dictionary_rules, expand
 from qa.fusion import Candidate
 from qa.types import RetrievedChunk
-from ragportal.text import fold, is_english
+from ragportal.text import fold, is_english, spelled_out
+from verification.answer_fit import question_parts
+
+# Chunks each part of a two-part question adds to the whole question's.
+PART_HITS = 2
 
 
 @dataclass
@@ -45,6 +50,8 @@ class SearchResult:
     # documents cannot be settled by the rest of it; short and naming no document.
     short_question: bool = False
     generic_question: bool = False
+    # The question's subject is in nothing the user may read (:func:`unknown_subject`).
+    subject_unknown: bool = False
 
 
 def live_engine() -> HybridEngine:
@@ -89,16 +96,20 @@ def search(
     k: int | None = None,
     mode: Mode = "hybrid",
     llm_expansion="auto",  # noqa: ANN001 - Callable[[str], list[str]] | None | "auto"
+    split: bool = True,
 ) -> SearchResult:
     """The best chunks for ``query`` among what ``user`` may see (optionally one document).
 
     ``llm_expansion`` "auto" asks the cloud provider for keywords when
-    RAG_LLM_EXPANSION is on (any failure falls back to the dictionary).
+    RAG_LLM_EXPANSION is on (any failure falls back to the dictionary). A
+    two-part question (verification.answer_fit.question_parts) also gets the
+    best chunks of each part: 「在宅勤務は週何日まで…、手当は月いくら？」 needs the
+    section on days as well as the one on the allowance.
     """
     k = k or settings.RAG_TOP_K
     llm = _llm_keywords(llm_expansion)
     t0 = time.perf_counter()
-    expansion = expand(query, rules=dictionary_rules(), llm=llm)
+    expansion = expand(spelled_out(query), rules=dictionary_rules(), llm=llm)
     timings = {"expansion": (time.perf_counter() - t0) * 1000}
 
     version_ids = searchable_version_ids(user, document_id=document_id)
@@ -110,6 +121,17 @@ def search(
     hits = _hits(result.candidates, chunks, k=k, per_document=per_document)
     short = is_short(query)
     generic = short and document_id is None and is_generic(query, _document_texts(chunks.values()))
+    keywords = live_keyword_index()
+    subject_unknown = bool(hits) and unknown_subject(
+        query,
+        hits,
+        expansion.added_keywords,
+        in_corpus=lambda bigram: keywords.has_token(bigram, version_ids=version_ids),
+    )
+    parts = question_parts(query) if split else [query]
+    for part in parts if len(parts) > 1 else ():
+        found = search(user=user, query=part, document_id=document_id, k=PART_HITS, mode=mode, llm_expansion=None, split=False)
+        hits += [hit for hit in found.hits if all(hit.chunk_id != h.chunk_id for h in hits)][:PART_HITS]
     timings["total"] = (time.perf_counter() - t0) * 1000
     return SearchResult(
         query=query,
@@ -119,6 +141,7 @@ def search(
         timings=timings,
         short_question=short,
         generic_question=generic,
+        subject_unknown=subject_unknown,
     )
 
 
@@ -226,7 +249,9 @@ def clarification_options(
     return options[:max_options] if len(options) > 1 else []
 
 
-def is_off_topic(query: str, hits: list[RetrievedChunk], *, floor: float, confident: float) -> bool:
+def is_off_topic(
+    query: str, hits: list[RetrievedChunk], *, floor: float, confident: float, subject_unknown: bool = False
+) -> bool:
     """True when nothing retrieved is close to ``query``: no hits, or no hit and no sentence of one near enough.
 
     Near enough: a hit's dense similarity (its chunk, embedded under its title
@@ -236,15 +261,76 @@ def is_off_topic(query: str, hits: list[RetrievedChunk], *, floor: float, confid
     apart better than whole chunks, which share their vocabulary with too many
     questions; but a sentence lacks its heading (「申請期限は支払日から1ヶ月以内です」
     under 「経費精算ガイド > 申請方法」), so a confidently retrieved chunk keeps the
-    question on topic. An English question is never off-topic here: across
+    question on topic. An English question is not judged by similarity: across
     languages the same meaning scores lower, and it has no keyword evidence
-    either (the answer step judges it). ``floor`` 0 turns the check off.
+    either (the answer step judges it); only ``subject_unknown`` makes it
+    off-topic. ``floor`` 0 turns the check off.
+
+    Also off-topic: a question whose subject is in nothing the user may read
+    (``subject_unknown``, from :func:`unknown_subject`), when no sentence reaches ``confident``.
     """
     if not hits:
         return True
-    if floor <= 0 or is_english(query) or max(h.similarity for h in hits) >= confident:
+    if floor <= 0:
         return False
-    return best_sentence_similarity(query, hits) < floor
+    if is_english(query):
+        return subject_unknown
+    best_sentence = best_sentence_similarity(query, hits)
+    # The question's subject (「退職金は…」) is in nothing retrieved, nor are its synonyms, and no
+    # sentence is confidently close: the documents are about something else.
+    if best_sentence < confident and subject_unknown:
+        return True
+    if max(h.similarity for h in hits) >= confident:
+        return False
+    return best_sentence < floor
+
+
+# The subject of a question: the words before its first topic particle (「本社の駐車場は…」).
+_SUBJECT = re.compile(r"^([^、。?？]{2,24}?)(?:は|って|とは)")
+_SUBJECT_WORD = re.compile(r"[\u3400-\u9fff\u30a0-\u30ffー]{2,}|[a-z][a-z0-9-]+")
+
+
+def unknown_subject(
+    query: str,
+    hits: list[RetrievedChunk],
+    expansions: Sequence[str] = (),
+    *,
+    in_corpus: Callable[[str], bool] | None = None,
+) -> bool:
+    """Whether none of the words of ``query``'s subject, nor any expansion of it, is in what the user may read.
+
+    「退職金はいくら？」 over documents that never say 退職金; 「ボーナスは？」 where neither
+    ボーナス nor its glossary synonym 賞与 is anywhere the user may read. A word is
+    mentioned when each of its characters is in one of its bigrams found in the
+    hits or (``in_corpus``, per bigram) anywhere in the user's documents:
+    「内線番号」 by 「内線: 2300」 and 「電話番号」, but 「退職金」 not by 「退職後」. False when
+    the question has no subject before は (nothing to judge).
+    """
+    text = fold(" ".join(f"{h.section}\n{h.text}" for h in hits))
+
+    def found(bigram: str) -> bool:
+        return bigram in text or (in_corpus is not None and in_corpus(bigram))
+
+    if is_english(query):
+        # An English question's Japanese words are its glossary expansions (「bonuses」 → 賞与).
+        terms = [fold(term) for term in expansions if not term.isascii()]
+        return bool(terms) and not any(_mentioned(term, found) for term in terms)
+    match = _SUBJECT.match(fold(query))
+    if match is None:
+        return False
+    words = _SUBJECT_WORD.findall(match.group(1))
+    if not words or any(fold(term) in text for term in expansions):
+        return False
+    return not any(_mentioned(word, found) for word in words)
+
+
+def _mentioned(word: str, found: Callable[[str], bool]) -> bool:
+    """Whether each character of ``word`` is in one of its bigrams that ``found`` accepts."""
+    covered = [False] * len(word)
+    for i in range(len(word) - 1):
+        if found(word[i : i + 2]):
+            covered[i] = covered[i + 1] = True
+    return all(covered)
 
 
 def best_sentence_similarity(query: str, hits: list[RetrievedChunk]) -> float:

@@ -238,3 +238,11 @@ __all__ = [
     "split_sentences",
     "trim_span",
 ]
+
+
+_HALF_YEAR = re.compile(r"(\d+)年半")
+
+
+def spelled_out(question: str) -> str:
+    """``question`` with spoken durations as documents write them: 「2年半」 → 「2年6ヶ月」, 「半年」 → 「6ヶ月」."""
+    return _HALF_YEAR.sub(r"\1年6ヶ月", question).replace("半年", "6ヶ月")

@@ -29,12 +29,14 @@ from verification.quantities import extract_quantities
 DATE = "date"
 QUANTITY = "quantity"
 CONTACT = "contact"
+NUMBER = "number"
 STEPS = "steps"
 
 # What a question asks for, on NFKC + lower-cased text. Order matters only for reading.
 _ASKS: dict[str, re.Pattern[str]] = {
     DATE: re.compile(
-        r"いつ|期限|締め?切|〆切|何日まで|何日前|何曜日|何月|\bwhen\b|\bdeadline\b|\bby when\b|\bdue\b|\bwhat date\b"
+        r"いつ|期限|締め?切|〆切|何日まで|何日前|何曜日|何月|\bwhen\b|\bdeadline\b|\bby when\b|\bdue\b|"
+        r"\b(what|which) (date|day)\b"
     ),
     QUANTITY: re.compile(
         r"何(日|時間|回|年|ヶ月|か月|カ月|円|人|%|割|泊|枚|個|件|名|分|歳|時|週|万|倍|度)|いくら|いくつ|"
@@ -43,6 +45,7 @@ _ASKS: dict[str, re.Pattern[str]] = {
     CONTACT: re.compile(
         r"誰|だれ|どこ|連絡先|窓口|問い?合わせ|担当|\bwho\b|\bwhere\b|\bcontact\b|\bwhom\b"
     ),
+    NUMBER: re.compile(r"電話番号|内線|番号|アドレス|\bphone\b|\bnumber\b|\be-?mail\b|\baddress\b|\burl\b"),
     STEPS: re.compile(
         r"どうすれば|どうしたら|どうやって|どのように|手順|方法|やり方|手続|申請するには|\bhow (do|to|can|should)\b|"
         r"\bwhat should\b|\bsteps?\b|\bprocedure\b"
@@ -54,6 +57,10 @@ _DEADLINE_WORDS = re.compile(r"以内|まで|までに|前まで|日前|営業�
 _CONTACT_WORDS = re.compile(
     r"上長|上司|部長|課長|所属長|担当|窓口|総務|人事|経理|情報システム|ヘルプデスク|サポート|内線|メール|@|電話|"
     r"事務局|センター|受付|デスク|部門|[部課室]|システム|ポータル|くん|サイト|フォーム|ワークフロー"
+)
+# A telephone or extension number, an e-mail address, a URL or host name, a code.
+_NUMBER_VALUE = re.compile(
+    r"\d{2,4}-\d{2,4}-\d{3,4}|内線[:：\s]*\d{3,}|[\w.+-]+@[\w-]+\.[\w.]+|https?://|[a-z0-9-]+\.[a-z0-9-]+\.[a-z]{2,}"
 )
 _STEP_WORDS = re.compile(
     r"申請|提出|連絡|入力|ログイン|アクセス|ください|行って|行う|手順|選択|クリック|登録|報告|相談|届け|"
@@ -72,8 +79,12 @@ _CONTENT_RUN = re.compile(r"[\u3400-\u9fff\u30a0-\u30ffー]{2,}|[a-z][a-z0-9]+")
 # 何時間 before 何時; 営業時間 and 何時から ask for clock times.
 _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"何時間|\bhow many hours\b"), frozenset({"hour", "minute"})),
-    (re.compile(r"何時|営業時間|時間帯|受付時間|\bwhat time\b"), frozenset({"clock"})),
-    (re.compile(r"何営業日|何日|\bhow many days\b"), frozenset({"day", "business_day"})),
+    (
+        re.compile(r"何時|営業時間|時間帯|受付時間|\bwhat time\b|\b(opening|business|lunch|office|service) hours\b"),
+        frozenset({"clock"}),
+    ),
+    (re.compile(r"何歳|\bwhat age\b|\bhow old\b"), frozenset({"age"})),
+    (re.compile(r"何営業日|何日|\bhow many days\b|\b(what|which) day of the month\b"), frozenset({"day", "business_day"})),
     (re.compile(r"何ヶ月|何か月|何カ月|\bhow many months\b"), frozenset({"month"})),
     (re.compile(r"何年"), frozenset({"year"})),
     (re.compile(r"何回|\bhow (many times|often)\b"), frozenset({"times"})),
@@ -105,6 +116,57 @@ def carries_units(units: frozenset[str], text: str) -> bool:
     return any(q.unit in units for q in extract_quantities(fold(text), already_nfkc=True))
 
 
+# 「…できて、…いくら？」: a clause ending (て/で/と/まで/は + 、) with a question on both sides.
+_CLAUSE_BREAK = re.compile(r"(?:(?<=[てでとりは])|(?<=まで)|(?<=から))、")
+_INTERROGATIVE = re.compile(
+    r"何|いつ|いくら|いくつ|どこ|誰|だれ|どの|どう|どれ|どんな|上限|期限|ですか|ますか|[?？]|教えて"
+)
+# 「AとBを教えて」, 「AとBはそれぞれいくら？」: two nouns joined by と before the particle that
+# asks about both. B has no の (「AとBの合計」 asks about one thing).
+_NOUN_PAIR = re.compile(
+    r"^(?P<a>[^、と]*?[\u3400-\u9fff\u30a0-\u30ffーA-Za-z0-9）)」さ])と、?(?P<b>[\u3400-\u9fff\u30a0-\u30ffー][^、と]*?)(?P<particle>は|を|が)(?P<rest>.*)$"
+)
+_REQUEST_ONLY = re.compile(r"^(それぞれ)?(教えて(ください|下さい)?|知りたい(です)?)?[。.!！?？]*$")
+_EACH = re.compile(r"^それぞれ")
+
+
+def question_parts(question: str, *, standalone: bool = True) -> list[str]:
+    """The questions a two-part question asks, each standing alone; ``[question]`` for one.
+
+    「在宅勤務は週何日までできて、手当は月いくらですか？」 → 「在宅勤務は週何日までできて」,
+    「手当は月いくらですか？」; 「試用期間の長さと給料日を教えて」 → 「試用期間の長さを教えて」,
+    「試用期間の給料日を教えて」; 「AとBはそれぞれ月いくら？」 → 「Aは月いくら？」, 「Bは月いくら？」.
+    With ``standalone=False`` each part keeps only its own words (no topic or owner
+    borrowed from the other half): what an answer must cover for that part.
+    Only Japanese questions are split, and only where both halves ask something:
+    「時間外労働と休日労働の合計の上限は？」 stays whole.
+    """
+    text = question.strip()
+    if not text or is_english(text):
+        return [question]
+    for match in _CLAUSE_BREAK.finditer(text):
+        left, right = text[: match.start()], text[match.end() :]
+        if _INTERROGATIVE.search(right) and (_INTERROGATIVE.search(left) or left.endswith("と")):
+            # The second half often drops the topic: 「介護休業は…、何回に分けて取れますか」.
+            topic = left.split("は", 1)[0] if "は" in left else ""
+            if standalone and topic and topic not in right:
+                right = f"{topic}の{right}"
+            return [left.removesuffix("と"), right]
+    pair = _NOUN_PAIR.match(text)
+    if pair is None:
+        return [question]
+    rest, second = pair["rest"], pair["b"]
+    each = bool(_EACH.match(rest))
+    if not (each or _REQUEST_ONLY.match(rest)) or ("の" in second and not each):
+        return [question]
+    rest = _EACH.sub("", rest)
+    first = pair["a"]
+    # 「試用期間の長さと給料日」: the second noun belongs to the same owner (試用期間の…).
+    owner = first.rsplit("の", 1)[0] + "の" if standalone and "の" in first and "の" not in second else ""
+    particle = pair["particle"]
+    return [f"{first}{particle}{rest}", f"{owner}{second}{particle}{rest}"]
+
+
 def asked_types(question: str) -> list[str]:
     """The answer types ``question`` asks for (possibly several, possibly none), in a fixed order."""
     norm = fold(question)
@@ -125,6 +187,8 @@ def carries(answer_type: str, text: str) -> bool:
         return bool(_CONTACT_WORDS.search(norm))
     if answer_type == STEPS:
         return bool(_STEP_WORDS.search(norm))
+    if answer_type == NUMBER:
+        return bool(_NUMBER_VALUE.search(norm))
     raise ValueError(f"unknown answer type: {answer_type!r}")
 
 
@@ -191,18 +255,30 @@ def answer_fit(
     ``context`` is text the answer stands under (the headings of the sections it
     quotes): 「申請は3日前までに」 under 「## 有給休暇」 answers 「有給の申請期限は？」.
     A question asking for several types is answered when any of them is carried.
+    A two-part question (:func:`question_parts`) is answered when each part is:
+    「試用期間の長さと給料日」 answered with the length alone misses the pay day.
     """
-    asked = asked_types(question)
-    missing = [t for t in asked if not carries(t, answer_text)]
-    # Every quantity asked for must be there: 「週何日…月いくら」 answered with the amount alone misses one.
-    missing_units = [sorted(units) for units in asked_units(question) if not carries_units(units, answer_text)]
-    missing += [f"quantity:{'/'.join(units)}" for units in missing_units]
-    terms = term_coverage(question, f"{answer_text}\n{context}")
-    failed = []
-    if (asked and all(t in missing for t in asked)) or missing_units:
-        failed.append("type")
-    if terms is not None and terms < thresholds.min_terms:
-        failed.append("terms")
+    asked: list[str] = []
+    missing: list[str] = []
+    failed: set[str] = set()
+    coverages: list[float] = []
+    for part in question_parts(question, standalone=False):
+        part_asked = asked_types(part)
+        part_missing = [t for t in part_asked if not carries(t, answer_text)]
+        # Every quantity asked for must be there: 「週何日…月いくら」 answered with the amount alone misses one.
+        missing_units = [sorted(units) for units in asked_units(part) if not carries_units(units, answer_text)]
+        part_missing += [f"quantity:{'/'.join(units)}" for units in missing_units]
+        if (part_asked and all(t in part_missing for t in part_asked)) or missing_units:
+            failed.add("type")
+        terms = term_coverage(part, f"{answer_text}\n{context}")
+        if terms is not None:
+            coverages.append(terms)
+            if terms < thresholds.min_terms:
+                failed.add("terms")
+        asked += [t for t in part_asked if t not in asked]
+        missing += [t for t in part_missing if t not in missing]
     if similarity is not None and similarity < thresholds.min_similarity:
-        failed.append("meaning")
-    return AnswerFit(asked, missing, None if terms is None else round(terms, 3), similarity, failed)
+        failed.add("meaning")
+    terms_score = round(min(coverages), 3) if coverages else None
+    order = ("type", "terms", "meaning")
+    return AnswerFit(asked, missing, terms_score, similarity, [f for f in order if f in failed])

@@ -27,18 +27,34 @@ import math
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from documents.sentence_vectors import sentence_spans
 from qa.providers.base import abstention_text, elapsed_ms, sentence_separator
 from qa.types import AnswerBlock, Citation, ProviderAnswer, RetrievedChunk
-from ragportal.text import fold, is_english
+from ragportal.text import fold, is_english, spelled_out
 from verification.grounding import ENGLISH_LEAD_IN
-from verification.answer_fit import CONTACT, DATE, QUANTITY, STEPS, asked_types, asked_units, carries, carries_units
+from verification.quantities import extract_quantities
+from verification.answer_fit import (
+    CONTACT,
+    DATE,
+    NUMBER,
+    QUANTITY,
+    STEPS,
+    asked_types,
+    asked_units,
+    carries,
+    carries_units,
+    question_parts,
+)
 
 DEFAULT_THRESHOLD = 0.2
 MAX_SENTENCES = 3
 STRICT_MAX_SENTENCES = 1
+PART_MAX_SENTENCES = 4
+
+# Per quantity of the question that a sentence states too (same value and unit).
+STATED_BONUS = 0.15
 
 _HIRAGANA = re.compile(r"^[\u3040-\u309f]+$")
 _LATIN_WORD = re.compile(r"[a-z0-9]+")
@@ -57,11 +73,29 @@ _QUESTION_BIGRAMS = frozenset(
 
 # Bonus for a sentence that carries the kind of answer the question asks for
 # (verification.answer_fit defines both the question types and what carries them).
-_TYPE_BONUS = {DATE: 0.15, QUANTITY: 0.12, CONTACT: 0.12, STEPS: 0.08}
-UNIT_BONUS = 0.1
+_TYPE_BONUS = {DATE: 0.15, QUANTITY: 0.12, CONTACT: 0.12, NUMBER: 0.3, STEPS: 0.08}
+UNIT_BONUS = 0.25
 # A sentence that only sends the reader elsewhere (「…を参照してください」) answers nothing by itself.
-_POINTER = re.compile(r"(参照|ご覧|ご確認)(して)?ください|に従ってください|をご参照|詳しくは|詳細は")
+# So does one that says what a document covers (「本規程は、…について定めます」).
+_POINTER = re.compile(
+    r"(参照|ご覧|ご確認)(して)?ください|に従ってください|をご参照|詳しくは|詳細は|"
+    r"(について|を)(定め|まとめ)(ます|ています|る|た)|^(本|この)(規程|ガイド|規則|ルール|文書|マニュアル|案内)は"
+)
 POINTER_PENALTY = 0.4
+# A document's revision line (「第2版　制定: 2020年6月1日　最終改定: …」) answers only questions about revisions.
+_REVISION_LINE = re.compile(r"制定[:：]|最終改定|改訂日|第\d+版")
+_ASKS_REVISION = re.compile(r"改定|改訂|制定|版|いつから|変更|変わ|\brevis|\bupdated?\b|\bversion\b")
+REVISION_PENALTY = 0.4
+# A question word found only in the heading a sentence stands under counts this much (other headings: half).
+UNDER_WEIGHT = 0.75
+
+
+def _stated(text: str) -> frozenset[tuple[float, str]]:
+    """The (value, unit) of each quantity ``text`` states (tokens leave digits out).
+
+    A quantity of one is left out: 「1日分」, 「1回あたり」 name a rate's unit, not a value.
+    """
+    return frozenset((q.value, q.unit) for q in extract_quantities(fold(text), already_nfkc=True) if q.value != 1)
 
 
 def tokens(text: str, *, question: bool = False) -> dict[str, float]:
@@ -141,6 +175,9 @@ class _Sentence:
     meaning: float = 0.0
     # For a Markdown table row: the cells of its table's header row.
     header: tuple[str, ...] = ()
+    # The tokens and meaning (cosine to the question) of the heading the sentence stands under, in its chunk.
+    under: dict[str, float] = field(default_factory=dict)
+    under_meaning: float = 0.0
 
 
 _TABLE_LINE = re.compile(r"^\|.*\|$")
@@ -187,9 +224,13 @@ def _sentences(
         chunk_meanings = meanings[chunk_index] if meanings else []
         spans = sentence_spans(chunk.text)
         header: tuple[str, ...] = ()
+        # The heading a sentence stands under: the chunk's own section until a heading line follows.
+        under, under_meaning = tokens(chunk.section.rsplit(">", 1)[-1]), 0.0
         for position, sentence in enumerate(spans):
             text = chunk.text[sentence.start : sentence.end]
             meaning = chunk_meanings[position] if position < len(chunk_meanings) else 0.0
+            if sentence.heading:
+                under, under_meaning = tokens(text), meaning
             if _TABLE_LINE.match(text):
                 # A table: its header row (the line before |---|) and separator are never answers by
                 # themselves; each row is read with the header's words and shown under it.
@@ -201,12 +242,18 @@ def _sentences(
                     continue
                 row_tokens = tokens(f"{text} {' '.join(header)}")
                 sentences.append(
-                    _Sentence(chunk_index, sentence.start, sentence.end, False, text, row_tokens, meaning, header)
+                    _Sentence(
+                        chunk_index, sentence.start, sentence.end, False, text, row_tokens, meaning, header,
+                        under, under_meaning,
+                    )
                 )
                 continue
             header = ()
             sentences.append(
-                _Sentence(chunk_index, sentence.start, sentence.end, sentence.heading, text, tokens(text), meaning)
+                _Sentence(
+                    chunk_index, sentence.start, sentence.end, sentence.heading, text, tokens(text), meaning, (),
+                    under, under_meaning,
+                )
             )
             if sentence.heading:
                 headings.append(text)
@@ -227,6 +274,9 @@ class _Query:
     matches: bool
     facts: list[str]
     units: list[frozenset[str]]
+    asks_revision: bool
+    # The quantities the question states (「2年6ヶ月たつと」): (value, unit) pairs.
+    quantities: frozenset[tuple[float, str]] = frozenset()
 
     @classmethod
     def over(cls, sentences: list[_Sentence], question: str, expanded_terms: Sequence[str]) -> _Query:
@@ -249,6 +299,8 @@ class _Query:
             matches=any(t in doc_freq for t in weights),
             facts=asked_types(question),
             units=asked_units(question),
+            asks_revision=bool(_ASKS_REVISION.search(fold(question))),
+            quantities=_stated(question),
         )
 
 
@@ -295,11 +347,21 @@ class ExtractiveProvider:
     ) -> ProviderAnswer:
         """Quote 1–3 sentences that answer ``question`` (1 when ``strict``), or abstain."""
         started = time.perf_counter()
+        question = spelled_out(question)
         candidates = self._rank(question, chunks, expanded_terms)
         limit = STRICT_MAX_SENTENCES if strict else self.max_sentences
-        chosen = self._choose(
-            candidates, limit, question, threshold=self._threshold_for(chunks), documents=[c.filename for c in chunks]
-        )
+        threshold, documents = self._threshold_for(chunks), [c.filename for c in chunks]
+        chosen = self._choose(candidates, limit, question, threshold=threshold, documents=documents)
+        table = _asked_table(question, candidates, chunks) if chosen and not strict else None
+        if table is not None:
+            # 「付与日数は勤続年数でどう増えますか？」: the whole table answers, not one row of it,
+            # after the sentence that introduces it (「…次の日数が付与されます」).
+            lead = _previous_in_chunk(candidates, table)
+            chosen = [lead, table] if lead is not None and _INTRODUCES_TABLE.search(lead.text) else [table]
+        parts = question_parts(question)
+        if table is None and len(parts) > 1 and not strict:
+            # A two-part question gets each part's answer: 「試用期間の長さと給料日」 → 3ヶ月, then 25日.
+            chosen = self._answer_parts(parts, chunks, expanded_terms, threshold=threshold, documents=documents) or chosen
         if not chosen:
             return ProviderAnswer(
                 blocks=[AnswerBlock(text=abstention_text(question))],
@@ -330,6 +392,35 @@ class ExtractiveProvider:
             },
             latency_ms=elapsed_ms(started),
         )
+
+    def _answer_parts(
+        self,
+        parts: list[str],
+        chunks: Sequence[RetrievedChunk],
+        expanded_terms: Sequence[str],
+        *,
+        threshold: float,
+        documents: Sequence[str],
+    ) -> list[_Candidate]:
+        """Per part, its best sentence (and the one carrying the asked fact when the best lacks it); none twice.
+
+        Empty when a part finds nothing: then the whole question is answered as one.
+        """
+        chosen: list[_Candidate] = []
+        for part in parts:
+            candidates = self._rank(part, chunks, expanded_terms)
+            picked = self._choose(candidates, 2, part, threshold=threshold, documents=documents)
+            if not picked:
+                return []
+            best, facts, units = candidates[0], asked_types(part), asked_units(part)
+            # The best sentence, and a sentence carrying the asked fact when the best lacks it;
+            # never a neighbour quoted only for context (the other part may be what it restates).
+            picked = [best] + [
+                c for c in picked if c is not best and not _fact_bonus(best.text, facts, units)
+                and _fact_bonus(c.text, facts, units)
+            ]
+            chosen += [c for c in picked if all((c.chunk_index, c.start) != (o.chunk_index, o.start) for o in chosen)]
+        return chosen[:PART_MAX_SENTENCES]
 
     # -- scoring -----------------------------------------------------------------
 
@@ -370,8 +461,12 @@ class ExtractiveProvider:
         half; when the question matches no sentence at all (English over
         Japanese text), the expansion terms alone make the coverage.
         """
-        found = sentence.tokens
-        matched = sum(w if t in found else 0.5 * w for t, w in query.weights.items() if t in found or t in context)
+        found, under = sentence.tokens, sentence.under
+        matched = sum(
+            w if t in found else (UNDER_WEIGHT if t in under else 0.5) * w
+            for t, w in query.weights.items()
+            if t in found or t in under or t in context
+        )
         coverage = matched / query.total if query.total else 0.0
         term_coverage = max(
             (sum(w for t, w in q.items() if t in found) / sum(q.values()) for q in query.term_weights),
@@ -392,7 +487,14 @@ class ExtractiveProvider:
             score -= 0.2
         if _POINTER.search(sentence.text):
             score -= POINTER_PENALTY
-        score += self.meaning_weight * self._meaning_share(sentence.meaning, scale)
+        if not query.asks_revision and _REVISION_LINE.search(sentence.text):
+            score -= REVISION_PENALTY
+        if query.quantities:
+            # 「2年6ヶ月たつと何日？」: the row that states 2年 and 6ヶ月, not any row with ヶ月.
+            score += STATED_BONUS * len(query.quantities & _stated(sentence.text))
+        # A sentence under a heading that matches the question (「## パスワードを忘れた場合」) is about it.
+        meaning = max(sentence.meaning, (sentence.meaning + sentence.under_meaning) / 2)
+        score += self.meaning_weight * self._meaning_share(meaning, scale)
         return _Candidate(
             sentence.chunk_index, sentence.start, sentence.end, sentence.text, lexical, score, sentence.meaning,
             sentence.header,
@@ -516,10 +618,45 @@ def _fact_carrier(
             c
             for c in candidates
             if c.chunk_index == best.chunk_index and c.lexical > 0 and c not in chosen
-            and _fact_bonus(c.text, facts, units) > 0
+            and _fact_bonus(c.text, facts, units) > 0 and not _REVISION_LINE.search(c.text)
         ),
         None,
     )
+
+
+# A question about how something varies (「勤続年数でどう増える？」, 「一覧」) is answered by a whole table.
+_ASKS_TABLE = re.compile(r"どう(増え|変わ|違|決ま|なって)|ごとに|別に|一覧|早見|表で|\bhow does .* (change|increase|vary)\b|\btable\b")
+TABLE_LOOKAHEAD = 5
+_INTRODUCES_TABLE = re.compile(r"次の|以下の|下表|次のとおり|のとおり[。です]")
+
+
+def _asked_table(
+    question: str, candidates: list[_Candidate], chunks: Sequence[RetrievedChunk]
+) -> _Candidate | None:
+    """The whole table (header, separator and rows) of the best table row among the top candidates, when asked."""
+    if not _ASKS_TABLE.search(fold(question)):
+        return None
+    near = {c.chunk_index for c in candidates[:TABLE_LOOKAHEAD]}
+    row = next((c for c in candidates if c.header and c.chunk_index in near), None)
+    return None if row is None else _whole_table(row, chunks[row.chunk_index].text)
+
+
+def _whole_table(row: _Candidate, text: str) -> _Candidate:
+    """The table ``row`` belongs to, from its first line to its last, as one candidate shown as it is."""
+    lines = text.split("\n")
+    offsets, position = [], 0
+    for line in lines:
+        offsets.append(position)
+        position += len(line) + 1
+    index = max(i for i, offset in enumerate(offsets) if offset <= row.start)
+    first = last = index
+    while first > 0 and _TABLE_LINE.match(lines[first - 1].strip()):
+        first -= 1
+    while last + 1 < len(lines) and _TABLE_LINE.match(lines[last + 1].strip()):
+        last += 1
+    start = offsets[first] + len(lines[first]) - len(lines[first].lstrip())
+    end = offsets[last] + len(lines[last].rstrip())
+    return _Candidate(row.chunk_index, start, end, text[start:end], row.lexical, row.score, row.meaning)
 
 
 def _same_document(documents: Sequence[str], a: int, b: int) -> bool:

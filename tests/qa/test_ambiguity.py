@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from qa.ambiguity import GENERIC_TERM_DOCUMENTS, content_terms, is_generic, question_length
+from qa.ambiguity import GENERIC_TERM_DOCUMENTS, content_terms, is_facet, is_generic, question_length
 from qa.retrieval import clarification_options
 from qa.types import RetrievedChunk
 
@@ -90,3 +90,17 @@ def test_one_document_is_no_choice():
 def test_without_a_tie_a_specific_short_question_is_answered():
     assert clarification_options(HITS, gap=0.03) == []  # 0.95 vs 0.9: more than 3% apart
     assert clarification_options(HITS, gap=0.0) == []
+
+
+@pytest.mark.parametrize(
+    ("term", "facet"),
+    [("申請方法", True), ("補助", True), ("上限", True), ("申請期限", True), ("経費精算", False), ("有給休暇", False)],
+)
+def test_aspect_words_and_their_compounds_are_facets(term: str, facet: bool) -> None:
+    assert is_facet(term) is facet
+
+
+def test_a_short_question_of_aspect_words_used_by_two_documents_is_generic() -> None:
+    documents = {1: ["経費精算ガイド\n申請方法\n経費くんから申請します。"], 2: ["備品貸与ガイド\n申請方法\nポータルから申請します。"]}
+    assert is_generic("申請方法を教えて", documents)
+    assert not is_generic("経費精算の申請方法を教えて", documents)

@@ -5,7 +5,18 @@ from __future__ import annotations
 import pytest
 
 from qa.types import AnswerBlock, Citation, RetrievedChunk
-from verification.answer_fit import CONTACT, DATE, QUANTITY, STEPS, answer_fit, asked_types, asked_units, carries
+from verification.answer_fit import (
+    CONTACT,
+    DATE,
+    NUMBER,
+    QUANTITY,
+    STEPS,
+    answer_fit,
+    asked_types,
+    asked_units,
+    carries,
+    question_parts,
+)
 from verification.flags import WARNING_ANSWER_MISMATCH
 from verification.verdict import verify
 
@@ -82,3 +93,45 @@ def test_an_english_question_answered_from_japanese_quotes_is_never_high() -> No
     verdict = _verdict("How many days of paid leave do I get?", "有給休暇は入社6ヶ月後に10日付与されます。")
     assert verdict.confidence == "medium"
     assert "answer_mismatch" not in verdict.flags
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        ("在宅勤務は週何日までできて、手当は月いくらですか？", ["在宅勤務は週何日までできて", "在宅勤務の手当は月いくらですか？"]),
+        ("試用期間の長さと給料日を教えて。", ["試用期間の長さを教えて。", "試用期間の給料日を教えて。"]),
+        ("住宅手当と配偶者の家族手当はそれぞれ月いくらですか？", ["住宅手当は月いくらですか？", "配偶者の家族手当は月いくらですか？"]),
+        ("コアタイムと休憩時間を教えてください。", ["コアタイムを教えてください。", "休憩時間を教えてください。"]),
+        # One question each: と joins the modifiers of one thing, quotes, or a condition.
+        ("時間外労働と休日労働の合計の上限は？", ["時間外労働と休日労働の合計の上限は？"]),
+        ("みんな早く帰ろうと決まっている曜日は？", ["みんな早く帰ろうと決まっている曜日は？"]),
+        ("上長と相談して決めますか？", ["上長と相談して決めますか？"]),
+        ("How long is the probation period and when is payday?", ["How long is the probation period and when is payday?"]),
+    ],
+)
+def test_a_two_part_question_is_split_into_questions_that_stand_alone(question: str, parts: list[str]) -> None:
+    assert question_parts(question) == parts
+
+
+def test_a_two_part_question_answered_for_one_part_does_not_fit() -> None:
+    question = "試用期間の長さと給料日を教えて。"
+    assert "terms" in answer_fit(question, "試用期間は入社日から3ヶ月です。").failed
+    assert answer_fit(question, "試用期間は入社日から3ヶ月です。給料日は毎月25日です。").fits
+
+
+def test_a_phone_number_question_is_answered_by_a_number_not_by_the_word_窓口() -> None:
+    assert NUMBER in asked_types("社外相談窓口の電話番号は？")
+    assert carries(NUMBER, "電話: 03-0000-2300（平日 9:00〜20:00）")
+    assert not carries(NUMBER, "社外窓口に寄せられた相談は、氏名を会社に伝えません。")
+
+
+@pytest.mark.parametrize(
+    ("question", "units"),
+    [
+        ("What are the lunch hours of the staff cafeteria?", [frozenset({"clock"})]),
+        ("Until what age of my child can I take childcare leave?", [frozenset({"age"})]),
+        ("On what day of the month is salary paid?", [frozenset({"day", "business_day"})]),
+    ],
+)
+def test_english_questions_ask_for_clock_times_ages_and_days(question: str, units: list[frozenset[str]]) -> None:
+    assert asked_units(question) == units
