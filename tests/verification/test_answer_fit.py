@@ -119,7 +119,7 @@ def test_a_two_part_question_answered_for_one_part_does_not_fit() -> None:
     assert answer_fit(question, "試用期間は入社日から3ヶ月です。給料日は毎月25日です。").fits
 
 
-def test_a_phone_number_question_is_answered_by_a_number_not_by_the_word_窓口() -> None:
+def test_a_phone_number_question_is_answered_by_a_number_not_by_the_word_madoguchi() -> None:
     assert NUMBER in asked_types("社外相談窓口の電話番号は？")
     assert carries(NUMBER, "電話: 03-0000-2300（平日 9:00〜20:00）")
     assert not carries(NUMBER, "社外窓口に寄せられた相談は、氏名を会社に伝えません。")
