@@ -8,8 +8,8 @@ meant. 「出張の宿泊費の上限はいくら？」 names three terms, and �
 
 - :func:`content_terms`: runs of kanji, of katakana, or of Latin letters and
   digits, two characters or longer, after interrogatives (何, 何日, 何時間, 誰,
-  ...) and English function words are removed. Hiragana carries particles and
-  endings; a lone kanji is mostly a verb stem (休み, 忘れ).
+  ...) and English function words are removed, and a lone kanji's verb stem
+  (働く, 忘れ) unless it only asks or gets (教えて, 出る, 休み).
 - :func:`question_length`: letters, kana, kanji and digits; punctuation and
   spaces do not count.
 - :func:`is_generic`: short, at most one content term, and that term occurs in
@@ -49,6 +49,11 @@ _WORD_CHARACTER = re.compile(f"[{_KANJI}{_KATAKANA}{_HIRAGANA}0-9a-z]")
 _INTERROGATIVE = re.compile(
     r"何(?:ヶ月|か月|カ月|時間|週間|年間|日間|[日時回円歳分秒年月週枚人名件度割倍個台階番点泊本冊社%])?|誰"
 )
+# A single kanji followed by kana: a verb or adjective stem with its first okurigana (働く → 働く).
+_VERB_STEM = re.compile(f"(?<![{_KANJI}0-9])([{_KANJI}])[{_HIRAGANA}]")
+# Stems that ask, get or give rather than name the topic (教えて, 知りたい, 出る, 使える), and
+# nouns of time and place before a particle (何日前まで, 月に, 年の).
+_ASKING_VERBS = frozenset("教知聞分言見思行来出入使取持良得貰受休" "前後中上下内外時日月年毎今次")
 _ENGLISH_FUNCTION_WORDS = frozenset(
     "a an and any are as at be by can could do does did for from get has have how i if in is it its many much "
     "me my of on or our should so the their there this that to was we were what when where which who whom whose "
@@ -57,9 +62,15 @@ _ENGLISH_FUNCTION_WORDS = frozenset(
 
 
 def content_terms(text: str) -> list[str]:
-    """The question's content terms in order, each once (folded: NFKC, lower case)."""
+    """The question's content terms in order, each once (folded: NFKC, lower case).
+
+    A lone kanji with its okurigana counts when it is a verb that says what the
+    question is about (「働く」「忘れ」「泊ま」), not one that only asks (「教えて」「知りたい」).
+    """
     folded = _INTERROGATIVE.sub(" ", fold(text))
-    terms = (m.group() for m in _TERM.finditer(folded))
+    found = [(m.start(), m.group()) for m in _TERM.finditer(folded)]
+    found += [(m.start(), m.group()) for m in _VERB_STEM.finditer(folded) if m.group(1) not in _ASKING_VERBS]
+    terms = (term for _start, term in sorted(found))
     return list(dict.fromkeys(t for t in terms if len(t) >= 2 and t not in _ENGLISH_FUNCTION_WORDS))
 
 

