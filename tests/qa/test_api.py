@@ -242,7 +242,7 @@ def test_health_reports_each_part(api):
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "ok"
-    assert set(body["checks"]) == {"database", "chroma", "embedding"}
+    assert set(body["checks"]) == {"database", "chroma", "embedding", "index"}
     assert all(check["ok"] for check in body["checks"].values())
 
 
