@@ -18,6 +18,10 @@ class IndexingInterruptedError(Exception):
     """The worker indexing a version stopped (killed, crashed, restarted) before it finished."""
 
 
+class DenseIndexUnavailableError(Exception):
+    """The Chroma server cannot be reached: nothing can be searched or embedded into it until it is back."""
+
+
 def failure_reason(exc: BaseException) -> str:
     """One sentence or two for the owner: what went wrong and what to do next.
 
@@ -35,6 +39,11 @@ def failure_reason(exc: BaseException) -> str:
         return _("文書が大きすぎてメモリが足りませんでした。ファイルを分割してアップロードしてください。")
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return _("サーバーのディスクの空きが足りません。管理者に連絡してください。")
+    if isinstance(exc, DenseIndexUnavailableError):
+        return _(
+            "検索用の索引（ベクトル索引）のサーバーに接続できませんでした。"
+            "復旧してから「索引を作り直す」を押してください。続く場合は管理者に連絡してください。"
+        )
     if isinstance(exc, DatabaseError):
         return _("データベースが混み合っていたため保存できませんでした。しばらくしてから「索引を作り直す」を押してください。")
     if type(exc).__module__.split(".")[0] == "chromadb":

