@@ -31,7 +31,7 @@ class SlowModel:
 def test_a_question_is_embedded_between_two_batches_not_after_the_whole_run(monkeypatch):
     model = SlowModel()
     monkeypatch.setattr(embeddings, "_model", model)
-    texts = [f"passage {i}" for i in range(80)]  # ten batches of eight: about 0.5 s in all
+    texts = [f"passage {i}" for i in range(320)]  # forty batches of eight: about 2 s in all
     result: list[np.ndarray] = []
     indexing = threading.Thread(target=lambda: result.append(embeddings.embed_passages(texts, batch=8)))
 
@@ -43,7 +43,9 @@ def test_a_question_is_embedded_between_two_batches_not_after_the_whole_run(monk
     indexing.join(10)
 
     kinds = [kind for kind, _ in model.calls]
-    assert kinds.index("query") < len(kinds) - 1  # answered while passages were still to come
-    assert waited < 0.3  # at most about one batch, not the whole run
+    # Answered while most passages were still to come: within a few batches (the lock is not
+    # fair, so a busy machine may let indexing take a few more), never after the whole run.
+    assert kinds.index("query") < len(kinds) // 2
+    assert waited < 1.0
     assert all(size <= 8 for kind, size in model.calls if kind == "passage")
-    assert result[0].shape == (80, 384)
+    assert result[0].shape == (320, 384)
