@@ -6,6 +6,7 @@ Web requests, the indexing worker and the commands all talk to one server on
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -47,6 +48,7 @@ def chroma_server(tmp_path: Path):
         [str(CHROMA if CHROMA.exists() else shutil.which("chroma")), "run", "--path", str(tmp_path / "chroma-server"),
          "--host", "127.0.0.1", "--port", str(port)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},  # loopback only: no usage reports
     )  # fmt: skip
     try:
         _wait_until_listening(port, process)

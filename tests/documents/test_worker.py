@@ -12,7 +12,9 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -164,3 +166,29 @@ def test_a_worker_killed_while_embedding_a_new_version(portal, worker):
     assert "3,500円" in portal.answer_text()
     out = portal.manage("check_index")
     assert f"live chunks {total}, dense entries {total}, keyword entries {total}: consistent" in out
+
+
+def test_a_briefly_locked_database_delays_indexing_but_does_not_fail_it(portal):
+    """Another writer holds SQLite's write lock for a few seconds: the worker waits (busy timeout) and finishes."""
+    portal.ingest(TRAVEL_V1)
+    hold_s = 6.0
+    locker = sqlite3.connect(portal.data_dir / "ragportal.sqlite3", isolation_level=None, check_same_thread=False)
+    locker.execute("BEGIN IMMEDIATE")  # the write lock, as a long write elsewhere would hold it
+    released: list[float] = []
+    release = threading.Timer(hold_s, lambda: (locker.rollback(), released.append(time.time())))
+    release.start()
+    try:
+        out = portal.manage("index_worker", "--batch", "--nice", "0")
+    finally:
+        release.cancel()
+        release.join()
+        locker.close()
+
+    assert "locked" not in out
+    status, started_at = portal.row("SELECT status, started_at FROM django_tasks_database_dbtaskresult")
+    assert status == "SUCCESSFUL"
+    # The worker could only claim the task once the lock was gone: it waited, it did not fail.
+    claimed = datetime.fromisoformat(started_at).replace(tzinfo=timezone.utc).timestamp()
+    assert released and claimed >= released[0] - 0.5
+    assert portal.row("SELECT status, status_message FROM documents_document") == ("ready", "")
+    assert "2,000円" in portal.answer_text()
