@@ -32,7 +32,10 @@ migrate: venv
 demo: migrate
 	DEBUG=1 $(PY) manage.py load_demo --url http://$(HOST):$(PORT)/
 
+# One indexing worker beside the web server (one core, lower priority: questions stay fast), stopped with it.
 run: demo
+	DEBUG=1 OMP_NUM_THREADS=1 $(PY) manage.py index_worker --sole-worker & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null; wait $$worker' EXIT INT TERM; \
 	DEBUG=1 $(PY) manage.py runserver $(HOST):$(PORT)
 
 test: dev-deps

@@ -18,6 +18,9 @@ from documents.sentence_vectors import embed_chunk_sentences, pack
 from documents.vectorstore import DenseIndex
 
 EMBED_BATCH = 64
+# Chunks stored (and progress reported) per step: small enough that the owner's
+# progress moves every few seconds, large enough that the writes stay cheap.
+STORE_BATCH = 32
 
 
 @dataclass(frozen=True)
@@ -66,8 +69,8 @@ def index_items(
     """
     stats = IndexStats()
     started = time.perf_counter()
-    for i in range(0, len(items), EMBED_BATCH * 8):
-        batch = items[i : i + EMBED_BATCH * 8]
+    for i in range(0, len(items), STORE_BATCH):
+        batch = items[i : i + STORE_BATCH]
         t0 = time.perf_counter()
         vectors = embed_passages([item.embedding_input() for item in batch])
         stats.embed_seconds += time.perf_counter() - t0

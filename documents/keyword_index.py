@@ -8,7 +8,7 @@ so retrieval can restrict a search to live versions the user may see.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +54,21 @@ class KeywordIndex:
         marks = ", ".join([self._p] * len(version_ids))
         with self._cursor() as cur:
             cur.execute(f"DELETE FROM {TABLE} WHERE version_id IN ({marks})", list(version_ids))
+
+    def delete_chunks(self, chunk_ids: Sequence[int]) -> None:
+        """Remove the rows of these chunks (``check_index --repair`` of extra rows)."""
+        if not chunk_ids:
+            return
+        marks = ", ".join([self._p] * len(chunk_ids))
+        with self._cursor() as cur:
+            cur.execute(f"DELETE FROM {TABLE} WHERE rowid IN ({marks})", [int(i) for i in chunk_ids])
+
+    def entries(self) -> Iterator[tuple[int, int | None, str]]:
+        """Every row as ``(chunk_id, version_id, body)``, for consistency checks."""
+        with self._cursor() as cur:
+            cur.execute(f"SELECT rowid, version_id, body FROM {TABLE}")
+            for chunk_id, version_id, body in cur.fetchall():
+                yield int(chunk_id), (int(version_id) if version_id is not None else None), body
 
     def bodies(self, chunk_ids: Sequence[int]) -> dict[int, str]:
         """The stored (segmented, space-separated) bodies of these chunks; absent ids are left out."""

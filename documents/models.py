@@ -12,7 +12,7 @@ class Document(models.Model):
     class Status(models.TextChoices):
         PENDING = "pending", _("待機中")
         INDEXING = "indexing", _("索引作成中")
-        READY = "ready", _("利用可能")
+        READY = "ready", _("公開中")
         FAILED = "failed", _("失敗")
 
     title = models.CharField(_("タイトル"), max_length=255)
@@ -59,6 +59,10 @@ class DocumentVersion(models.Model):
     indexed_at = models.DateTimeField(null=True, blank=True)
     embedding_model = models.CharField(max_length=64, blank=True)
     error = models.TextField(blank=True)
+    # Indexing progress, shown to the owner while the version is being indexed.
+    chunks_embedded = models.PositiveIntegerField(default=0, editable=False)
+    # Indexing runs started for this version; a version that keeps killing its worker stops being retried.
+    index_attempts = models.PositiveSmallIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["document", "-number"]

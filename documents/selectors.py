@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from documents.filenames import normalize_filename
-from documents.models import Document
+from documents.models import Document, DocumentVersion
 from documents.roles import is_owner
+
+
+@dataclass(frozen=True)
+class IndexingProgress:
+    version_number: int
+    embedded: int
+    total: int
 
 
 def visible_documents(user) -> QuerySet[Document]:  # noqa: ANN001
@@ -54,3 +63,14 @@ def document_named(filename: str) -> Document | None:
     Not scoped to a user: a file name names one document across the portal (citations use it).
     """
     return Document.objects.filter(filename__iexact=normalize_filename(filename)).first()
+
+
+def indexing_progress(document: Document) -> IndexingProgress | None:
+    """How far indexing of ``document``'s latest version has got, while the document is indexing (else None)."""
+    if document.status not in (Document.Status.PENDING, Document.Status.INDEXING):
+        return None
+    latest = DocumentVersion.objects.filter(document=document).order_by("-number").values("pk", "number", "chunks_embedded").first()
+    if latest is None:
+        return None
+    total = document.chunks.filter(version_id=latest["pk"]).count()
+    return IndexingProgress(version_number=latest["number"], embedded=min(latest["chunks_embedded"], total), total=total)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from django.conf import settings
 from django.contrib.auth.models import Group
@@ -19,15 +19,16 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from documents.chunking import chunk_document
+from documents.chunking import ChunkSpan, chunk_document
 from documents.embeddings import EMBEDDING_MODEL_NAME
+from documents.failures import DenseIndexUnavailableError, failure_reason
 from documents.filenames import clean_filename
 from documents.indexing import IndexItem, index_items, remove_versions
 from documents.keyword_index import live_keyword_index
 from documents.models import Chunk, Document, DocumentVersion
 from documents.parsing import ParsedDocument, ParseError, parse_file
 from documents.selectors import document_named
-from documents.vectorstore import DenseIndex, live_collection
+from documents.vectorstore import DenseIndex, announce_change, live_collection
 
 log = logging.getLogger(__name__)
 
@@ -70,10 +71,13 @@ def document_ingest(
     ``documents.filenames.clean_filename`` makes it (NFC), so the NFC and NFD
     spellings of one name are one document. A file byte-identical to the
     latest version creates no new version. Indexing runs through the tasks
-    API; with the immediate backend it has finished on return.
+    API: with the database backend (the default) the document is returned
+    「索引作成中」 and a worker indexes it; with the immediate backend it has
+    finished on return.
     """
     filename = clean_filename(filename)
     parsed = _parse(filename, data)
+    spans = _chunk(parsed)
     sha256 = hashlib.sha256(data).hexdigest()
 
     with transaction.atomic():
@@ -86,14 +90,56 @@ def document_ingest(
                 return document
             if title:
                 document.title = title[:255]
-        version = _version_add(document, owner=owner, filename=filename, data=data, parsed=parsed, sha256=sha256)
+        version = _version_add(
+            document, owner=owner, filename=filename, data=data, parsed=parsed, spans=spans, sha256=sha256
+        )
 
     if index:
-        from documents.tasks import index_version_task
-
-        index_version_task.enqueue(version.pk)
+        _enqueue(version.pk)
     document.refresh_from_db()
     return document
+
+
+def version_queue(*, version: DocumentVersion) -> None:
+    """Queue ``version`` for indexing again (after its worker died); the document shows as indexing."""
+    Document.objects.filter(pk=version.document_id).update(status=Document.Status.INDEXING, status_message="")
+    _enqueue(version.pk)
+
+
+def version_fail(*, version: DocumentVersion, exc: Exception) -> None:
+    """Give up on indexing ``version``: record why in words; the live version (if another) keeps answering."""
+    try:
+        dense: DenseIndex | None = _dense()
+    except DenseIndexUnavailableError:  # its entries are filtered out by version until a check_index --repair
+        dense = None
+    _index_failed(version, exc, dense=dense, keyword=live_keyword_index())
+
+
+def _enqueue(version_id: int) -> None:
+    """Hand ``version_id`` to the indexing workers (with the immediate backend: index it now)."""
+    from documents.tasks import index_version_task
+
+    index_version_task.enqueue(version_id)
+
+
+def _chunk(parsed: ParsedDocument) -> list[ChunkSpan]:
+    """The chunks of a parsed file (sizes from RAG_CHUNK_SIZE and RAG_CHUNK_OVERLAP).
+
+    Raises ``ValidationError`` when the file yields more than
+    ``RAG_MAX_CHUNKS_PER_FILE`` chunks: each costs embedding time, so a file
+    too long to index in reasonable time is refused before anything is stored.
+    """
+    spans = chunk_document(parsed, max_chars=settings.RAG_CHUNK_SIZE, overlap=settings.RAG_CHUNK_OVERLAP)
+    if len(spans) > settings.RAG_MAX_CHUNKS_PER_FILE:
+        raise ValidationError(
+            _(
+                "文書が長すぎるため登録できません（%(count)s 個の区画に分かれ、上限は %(limit)s 個です）。"
+                "ファイルを章ごとなどに分割してアップロードしてください。"
+            )
+            % {"count": f"{len(spans):,}", "limit": f"{settings.RAG_MAX_CHUNKS_PER_FILE:,}"},
+            code="too_many_chunks",
+        )
+    return spans
 
 
 def _document_create(*, owner, filename: str, title: str, groups: Iterable[Group] | None) -> Document:  # noqa: ANN001
@@ -143,9 +189,10 @@ def _version_add(
     filename: str,
     data: bytes,
     parsed: ParsedDocument,
+    spans: list[ChunkSpan],
     sha256: str,
 ) -> DocumentVersion:
-    """Store the next version of ``document`` with its file and chunks; the document (and its title) is saved pending.
+    """Store the next version of ``document`` with its file and chunks; the document (and its title) is saved as indexing.
 
     The version is not indexed yet: until it is, the live version keeps answering.
     """
@@ -162,16 +209,15 @@ def _version_add(
     )
     version.file.save(filename, ContentFile(data), save=False)
     version.save()
-    _chunks_store(version, parsed)
-    document.status = Document.Status.PENDING
+    _chunks_store(version, spans)
+    document.status = Document.Status.INDEXING
     document.status_message = ""
     document.save(update_fields=["title", "status", "status_message", "updated_at"])
     return version
 
 
-def _chunks_store(version: DocumentVersion, parsed: ParsedDocument) -> None:
-    """Split the parsed text into the version's chunks (sizes from RAG_CHUNK_SIZE and RAG_CHUNK_OVERLAP)."""
-    spans = chunk_document(parsed, max_chars=settings.RAG_CHUNK_SIZE, overlap=settings.RAG_CHUNK_OVERLAP)
+def _chunks_store(version: DocumentVersion, spans: list[ChunkSpan]) -> None:
+    """Store the version's chunks."""
     Chunk.objects.bulk_create(
         Chunk(
             version=version,
@@ -221,18 +267,29 @@ def versions_index(*, versions: list[DocumentVersion]) -> None:
     deleted meanwhile leaves no entries behind. If the batch fails, each
     version is retried alone so one bad version cannot fail the others.
     """
-    dense, keyword = _dense(), live_keyword_index()
+    keyword = live_keyword_index()
+    try:
+        dense = _dense()
+    except DenseIndexUnavailableError as exc:  # nothing was written: each version fails in words
+        for version in versions:
+            _index_failed(version, exc, dense=None, keyword=keyword)
+        return
     Document.objects.filter(pk__in={v.document_id for v in versions}).update(
         status=Document.Status.INDEXING, status_message=""
     )
+    DocumentVersion.objects.filter(pk__in=[v.pk for v in versions]).update(chunks_embedded=0)
     items = {v.pk: _items(v) for v in versions}
     for version in versions:
         if not items[version.pk]:
-            _index_failed(version, ValueError(_("索引にする本文がありません。")), dense=dense, keyword=keyword)
+            _index_failed(version, ValidationError(_("索引にする本文がありません。")), dense=dense, keyword=keyword)
     ready = [v for v in versions if items[v.pk]]
     try:
         index_items(
-            [item for v in ready for item in items[v.pk]], dense=dense, keyword=keyword, sentences=_store_sentences
+            [item for v in ready for item in items[v.pk]],
+            dense=dense,
+            keyword=keyword,
+            sentences=_store_sentences,
+            progress=_progress_recorder([(v.pk, len(items[v.pk])) for v in ready]),
         )
     except Exception as exc:  # noqa: BLE001 - any failure: the live versions must keep answering
         if len(ready) == 1:
@@ -245,6 +302,25 @@ def versions_index(*, versions: list[DocumentVersion]) -> None:
         _go_live(version, dense=dense, keyword=keyword)
 
 
+def _progress_recorder(sizes: list[tuple[int, int]]) -> Callable[[int, int], None]:
+    """A progress callback for one batch of versions: records each version's embedded chunks for its owner's page.
+
+    ``sizes`` lists (version id, chunk count) in the order the batch embeds them.
+    """
+    recorded: dict[int, int] = {}
+
+    def record(done: int, total: int) -> None:
+        start = 0
+        for version_id, size in sizes:
+            embedded = max(0, min(size, done - start))
+            start += size
+            if recorded.get(version_id) != embedded:
+                DocumentVersion.objects.filter(pk=version_id).update(chunks_embedded=embedded)
+                recorded[version_id] = embedded
+
+    return record
+
+
 def _store_sentences(rows: list[tuple[int, bytes]]) -> None:
     """Keep each chunk's sentence vectors on its row (documents.sentence_vectors)."""
     Chunk.objects.bulk_update([Chunk(pk=pk, sentence_vectors=data) for pk, data in rows], ["sentence_vectors"], batch_size=200)
@@ -254,15 +330,16 @@ def _live_version_id(document_id: int) -> int | None:
     return Document.objects.filter(pk=document_id).values_list("live_version_id", flat=True).first()
 
 
-def _index_failed(version: DocumentVersion, exc: Exception, *, dense: DenseIndex, keyword) -> None:  # noqa: ANN001
-    """Record why ``version`` failed and drop its entries, unless it is the live one."""
+def _index_failed(version: DocumentVersion, exc: Exception, *, dense: DenseIndex | None, keyword) -> None:  # noqa: ANN001
+    """Record why ``version`` failed and drop its entries, unless it is the live one (or the dense index is unreachable)."""
     log.error("indexing %s failed: %s", version, exc, exc_info=exc)
-    if _live_version_id(version.document_id) != version.pk:
+    if dense is not None and _live_version_id(version.document_id) != version.pk:
         try:
             remove_versions([version.pk], dense=dense, keyword=keyword)
         except Exception:  # best effort; entries are filtered out by version anyway
             log.exception("cleanup after indexing %s failed", version)
-    message = _("索引の作成に失敗しました: %(reason)s") % {"reason": str(exc) or exc.__class__.__name__}
+    # The owner reads this: words, never the raw error (which is in the log above).
+    message = _("索引の作成に失敗しました: %(reason)s") % {"reason": failure_reason(exc)}
     DocumentVersion.objects.filter(pk=version.pk).update(error=message)
     Document.objects.filter(pk=version.document_id).update(status=Document.Status.FAILED, status_message=message)
 
@@ -295,28 +372,37 @@ def _go_live(version: DocumentVersion, *, dense: DenseIndex, keyword) -> None:  
         return
     if stale:
         remove_versions([stale], dense=dense, keyword=keyword)
+    announce_change()
 
 
-def document_reindex(*, document: Document) -> None:
+def document_reindex(*, document: Document, background: bool = True) -> None:
     """Re-embed the live version in place (same chunk ids: readers see old or new, never none).
 
     A document whose latest version failed gets its live version re-embedded
-    and the failed version retried.
+    and the failed version retried. With ``background`` the work goes to the
+    indexing workers and the document shows as indexing until it is done;
+    without, it is done before this returns (the ``reindex`` command).
     """
     latest = document.versions.order_by("-number").first()
     if latest is None:
         raise ValidationError(_("この文書にはまだ版がありません。"), code="no_version")
-    from documents.tasks import index_version_task
-
+    version_ids = [latest.pk]
     if document.live_version_id and document.live_version_id != latest.pk:
-        index_version_task.enqueue(document.live_version_id)  # re-embed what is answering now
-    index_version_task.enqueue(latest.pk)
+        version_ids.insert(0, document.live_version_id)  # re-embed what is answering now
+    if not background:
+        for version_id in version_ids:
+            version_index(version=DocumentVersion.objects.select_related("document").get(pk=version_id))
+        return
+    Document.objects.filter(pk=document.pk).update(status=Document.Status.INDEXING, status_message="")
+    for version_id in version_ids:
+        _enqueue(version_id)
 
 
 def document_delete(*, document: Document) -> None:
     """Remove the document from both indexes, then from the database (with its files)."""
     version_ids = list(document.versions.values_list("pk", flat=True))
     remove_versions(version_ids, dense=_dense(), keyword=live_keyword_index())
+    announce_change()
     files = [v.file for v in document.versions.all()]
     document.delete()
     for f in files:

@@ -35,7 +35,7 @@ from documents.forms import DocumentUploadForm, VersionUploadForm, read_upload
 from documents.models import Chunk, Document, DocumentVersion
 from documents.notices import notices_for
 from documents.roles import is_owner
-from documents.selectors import get_document_for_manager, manageable_documents
+from documents.selectors import get_document_for_manager, indexing_progress, manageable_documents
 from documents.services import document_delete, document_ingest, document_reindex
 
 # How many "needs a document fix" answers a page lists at most.
@@ -146,6 +146,7 @@ def _detail_context(request: HttpRequest, document: Document, replace_form: Vers
         "fixes": notices_for(request.user, [document]).get(document.pk, []),
         "replace_form": replace_form,
         "max_mb": settings.RAG_MAX_UPLOAD_MB,
+        "progress": indexing_progress(document),
     }
 
 
@@ -160,7 +161,7 @@ def document_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_GET
 def document_status(request: HttpRequest, pk: int) -> HttpResponse:
-    """The status badge alone, polled every 2 s while the document is pending or indexing.
+    """The status badge alone (with chunks embedded / total while indexing), polled every 2 s until indexing ends.
 
     With ``?refresh=1`` (the detail page) a finished status reloads the page, so
     the versions and chunks shown match what is now live.
@@ -169,7 +170,8 @@ def document_status(request: HttpRequest, pk: int) -> HttpResponse:
     refresh = request.GET.get("refresh") == "1"
     if request.htmx and refresh and document.status in (Document.Status.READY, Document.Status.FAILED):
         return HttpResponseClientRefresh()
-    return render(request, "documents/partials/_status.html", {"document": document, "refresh": refresh})
+    context = {"document": document, "refresh": refresh, "progress": indexing_progress(document)}
+    return render(request, "documents/partials/_status.html", context)
 
 
 @login_required

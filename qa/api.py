@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import connection
 from django.db.models import Count, QuerySet
@@ -20,13 +21,14 @@ from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.throttling import ScopedRateThrottle
-from rest_framework.permissions import AllowAny
+from rest_framework.permissions import AllowAny, IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from documents.failures import DenseIndexUnavailableError
 from documents.models import Document
 from documents.selectors import visible_documents
 from qa import retrieval, selectors, services
@@ -38,6 +40,7 @@ from qa.serializers import (
     ConversationSerializer,
     FeedbackInputSerializer,
     FeedbackOutputSerializer,
+    DeepHealthSerializer,
     HealthSerializer,
     SearchInputSerializer,
     SearchOutputSerializer,
@@ -60,6 +63,16 @@ def _field_errors(exc: DjangoValidationError) -> ValidationError:
     return ValidationError({"non_field_errors": exc.messages})
 
 
+UNAVAILABLE = OpenApiResponse(OpenApiTypes.OBJECT, description="検索用の索引に接続できません（何も保存されません）")
+
+
+class SearchUnavailable(APIException):
+    """503: the Chroma server cannot be reached; the detail says so in the reader's language."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "search_unavailable"
+
+
 class QaAPIView(APIView):
     parser_classes = [JSONParser]
 
@@ -71,7 +84,9 @@ class AskAPI(QaAPIView):
         operation_id="ask",
         summary="質問する",
         request=AskInputSerializer,
-        responses={200: AnswerPayloadSerializer, 400: BAD_REQUEST, 401: UNAUTHENTICATED, 429: THROTTLED},
+        responses={
+            200: AnswerPayloadSerializer, 400: BAD_REQUEST, 401: UNAUTHENTICATED, 429: THROTTLED, 503: UNAVAILABLE
+        },
     )
     def post(self, request: Request) -> Response:
         data = AskInputSerializer(data=request.data)
@@ -95,6 +110,8 @@ class AskAPI(QaAPIView):
             )
         except DjangoValidationError as exc:
             raise _field_errors(exc) from None
+        except DenseIndexUnavailableError:
+            raise SearchUnavailable(services.SEARCH_UNAVAILABLE) from None
         answer = selectors.get_answer_for_user(request.user, answer.pk)
         return Response(AnswerPayloadSerializer(answer).data)
 
@@ -107,7 +124,7 @@ class SearchAPI(QaAPIView):
         operation_id="search",
         summary="文書を検索する（回答は生成しない）",
         request=SearchInputSerializer,
-        responses={200: SearchOutputSerializer, 400: BAD_REQUEST, 401: UNAUTHENTICATED},
+        responses={200: SearchOutputSerializer, 400: BAD_REQUEST, 401: UNAUTHENTICATED, 503: UNAVAILABLE},
     )
     def post(self, request: Request) -> Response:
         data = SearchInputSerializer(data=request.data)
@@ -115,9 +132,15 @@ class SearchAPI(QaAPIView):
         document_id = data.validated_data.get("document")
         if document_id and not visible_documents(request.user).filter(pk=document_id).exists():
             raise ValidationError({"document": [_("この文書は見つかりません。")]})
-        result = retrieval.search(
-            user=request.user, query=data.validated_data["query"], document_id=document_id, k=data.validated_data.get("k")
-        )
+        try:
+            result = retrieval.search(
+                user=request.user,
+                query=data.validated_data["query"],
+                document_id=document_id,
+                k=data.validated_data.get("k"),
+            )
+        except DenseIndexUnavailableError:
+            raise SearchUnavailable(services.SEARCH_UNAVAILABLE) from None
         payload = {
             "query": result.query,
             "expanded_query": result.expanded_query,
@@ -166,7 +189,7 @@ def _probe_chroma() -> None:
     live_collection().count()
 
 
-def _probe_embedding() -> None:
+def _probe_embedding_now() -> None:
     from documents.embeddings import embed_queries
 
     vectors = embed_queries(["health"])
@@ -174,27 +197,108 @@ def _probe_embedding() -> None:
         raise RuntimeError("empty embedding")
 
 
+_embedding_ok_at: float | None = None
+
+
+def _probe_embedding() -> None:
+    """The model answers; a success is reused for RAG_HEALTH_CACHE_S (a probe costs a model call)."""
+    global _embedding_ok_at
+    if _embedding_ok_at is not None and time.monotonic() - _embedding_ok_at < settings.RAG_HEALTH_CACHE_S:
+        return
+    _probe_embedding_now()
+    _embedding_ok_at = time.monotonic()
+
+
+class IndexDriftError(Exception):
+    """The dense index does not hold the live chunks (e.g. a lost Chroma directory): answers degrade."""
+
+
+def _probe_index() -> None:
+    from documents.recovery import dense_count_check
+
+    if not dense_count_check().ok:
+        raise IndexDriftError
+
+
+# A failing probe here leaves the portal answering, worse: "degraded" (200), not "error" (503).
+_DEGRADING = {"index"}
+
+
+def _health(probes: dict[str, Callable[[], None]]) -> tuple[str, dict[str, Any]]:
+    checks = {name: _check(probe) for name, probe in probes.items()}
+    failed = {name for name, check in checks.items() if not check["ok"]}
+    return ("ok" if not failed else "degraded" if failed <= _DEGRADING else "error"), checks
+
+
 class HealthAPI(APIView):
-    """Public liveness/readiness: 200 when all three parts answer, else 503."""
+    """Public liveness/readiness: 200 "ok", 200 "degraded" (the dense index lost entries), 503 "error" (a part is down).
+
+    Cheap enough for a load balancer to call often: the embedding check is cached
+    for a short time and the index check compares two counts. Operators get the
+    full picture from ``/api/v1/health/deep``.
+    """
 
     authentication_classes: list = []
     permission_classes = [AllowAny]
-    # Public and it runs the embedding model: a per-address limit keeps it from being a CPU lever.
+    # Public and it may run the embedding model: a per-address limit keeps it from being a CPU lever.
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "health"
     probes: dict[str, Callable[[], None]] = {
         "database": _probe_database,
         "chroma": _probe_chroma,
         "embedding": _probe_embedding,
+        "index": _probe_index,
     }
 
     @extend_schema(operation_id="health", summary="稼働状況", responses={200: HealthSerializer, 503: HealthSerializer})
     def get(self, request: Request) -> Response:
-        checks = {name: _check(probe) for name, probe in self.probes.items()}
-        healthy = all(c["ok"] for c in checks.values())
+        state, checks = _health(self.probes)
         return Response(
-            {"status": "ok" if healthy else "error", "checks": checks},
-            status=status.HTTP_200_OK if healthy else status.HTTP_503_SERVICE_UNAVAILABLE,
+            {"status": state, "checks": checks},
+            status=status.HTTP_503_SERVICE_UNAVAILABLE if state == "error" else status.HTTP_200_OK,
+        )
+
+
+class DeepHealthAPI(APIView):
+    """For operators (staff): every probe run now, and the live chunks compared entry by entry with both indexes.
+
+    The same comparison as ``manage.py check_index``; slower (it reads both
+    indexes whole), so it is not for load balancers.
+    """
+
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        operation_id="health_deep",
+        summary="稼働状況（詳細）",
+        responses={
+            200: DeepHealthSerializer,
+            401: UNAUTHENTICATED,
+            403: OpenApiResponse(OpenApiTypes.OBJECT, description="管理者（スタッフ）のみ"),
+            503: DeepHealthSerializer,
+        },
+    )
+    def get(self, request: Request) -> Response:
+        from documents.recovery import index_check
+
+        state, checks = _health({**HealthAPI.probes, "embedding": _probe_embedding_now})
+        report: dict[str, Any] = {"live_chunks": 0, "dense_entries": 0, "keyword_entries": 0, "documents": []}
+        if state != "error":
+            check = index_check()
+            report = {
+                "live_chunks": check.live_chunks,
+                "dense_entries": check.dense_entries,
+                "keyword_entries": check.keyword_entries,
+                "documents": [
+                    {"filename": check.filenames.get(d.document_id or 0, "(deleted document)"), "counts": d.counts()}
+                    for d in check.drifts
+                ],
+            }
+            if check.drifts and state == "ok":
+                state = "degraded"
+        return Response(
+            {"status": state, "checks": checks, "index": report},
+            status=status.HTTP_503_SERVICE_UNAVAILABLE if state == "error" else status.HTTP_200_OK,
         )
 
 

@@ -157,11 +157,28 @@ class HealthChecksSerializer(serializers.Serializer):
     database = HealthCheckSerializer()
     chroma = HealthCheckSerializer()
     embedding = HealthCheckSerializer()
+    index = HealthCheckSerializer(help_text="the dense index holds as many vectors as there are live chunks")
 
 
 class HealthSerializer(serializers.Serializer):
-    status = serializers.ChoiceField(choices=["ok", "error"])
+    status = serializers.ChoiceField(choices=["ok", "degraded", "error"])
     checks = HealthChecksSerializer()
+
+
+class IndexDriftSerializer(serializers.Serializer):
+    filename = serializers.CharField()
+    counts = serializers.DictField(child=serializers.IntegerField())
+
+
+class IndexReportSerializer(serializers.Serializer):
+    live_chunks = serializers.IntegerField()
+    dense_entries = serializers.IntegerField()
+    keyword_entries = serializers.IntegerField()
+    documents = IndexDriftSerializer(many=True)
+
+
+class DeepHealthSerializer(HealthSerializer):
+    index = IndexReportSerializer()
 
 
 class ConversationSerializer(serializers.ModelSerializer):

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from documents.embeddings import embed_passages
 from documents.models import Document
@@ -77,6 +78,12 @@ def _snapshot(hits: list[RetrievedChunk]) -> list[dict]:
     ]
 
 
+# What a question gets while the dense index (the Chroma server) cannot be reached.
+SEARCH_UNAVAILABLE = gettext_lazy(
+    "検索用の索引（ベクトル索引）に接続できないため、いまは回答できません。しばらくしてからもう一度お試しください。"
+)
+
+
 def answer_question(
     *,
     user,  # noqa: ANN001
@@ -87,7 +94,9 @@ def answer_question(
     """Answer ``text`` for ``user`` and store everything a reviewer needs.
 
     Raises ValidationError for an empty or too long question, a conversation
-    that is not the user's, or a document the user may not see. Provider
+    that is not the user's, or a document the user may not see, and
+    ``DenseIndexUnavailableError`` (nothing stored) when the Chroma server
+    cannot be reached; ``SEARCH_UNAVAILABLE`` says so to the user. Provider
     failures do not raise: they are stored as an ``error`` answer with a
     message for the user and flagged for review.
     """
@@ -98,12 +107,16 @@ def answer_question(
     if document is not None and not visible_documents(user).filter(pk=document.pk).exists():
         raise ValidationError({"document": _("この文書は見つかりません。")}, code="not_found")
 
-    if conversation is None:
-        conversation = Conversation.objects.create(user=user, title=text[:60])
-    turns = list(conversation.answers.order_by("created_at").values_list("question", "answer_text"))
+    turns = (
+        list(conversation.answers.order_by("created_at").values_list("question", "answer_text")) if conversation else []
+    )
     search_query = search_query_for(text, [question for question, _ in turns])
 
+    # Searched before anything is stored: with the dense index unreachable this raises
+    # DenseIndexUnavailableError and leaves no conversation or answer behind.
     result = search(user=user, query=search_query, document_id=document.pk if document else None)
+    if conversation is None:
+        conversation = Conversation.objects.create(user=user, title=text[:60])
     answer = Answer(
         conversation=conversation,
         user=user,

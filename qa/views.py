@@ -21,6 +21,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import push_url, reswap, retarget
 
+from documents.failures import DenseIndexUnavailableError
 from documents.selectors import visible_documents
 from qa import api_tokens, selectors, services
 from qa.models import Answer, Conversation, Feedback
@@ -103,6 +104,7 @@ def ask(request: HttpRequest) -> HttpResponse:
     document_id = _int_or_none(request.POST.get("document"))
     text = request.POST.get("text", "")
     errors: list[str] = []
+    unavailable = False
     answer = None
     document = None
     if request.POST.get("document") and document_id is None:
@@ -119,14 +121,16 @@ def ask(request: HttpRequest) -> HttpResponse:
             )
         except ValidationError as exc:
             errors = list(exc.messages)
+        except DenseIndexUnavailableError:
+            errors, unavailable = [str(services.SEARCH_UNAVAILABLE)], True
 
     if errors:
-        if request.htmx:
+        if request.htmx:  # htmx swaps 2xx responses only: the errors come back as 200
             response = render(request, "qa/partials/_ask_errors.html", {"errors": errors})
             return reswap(retarget(response, "#ask-errors"), "innerHTML")
         context = _page_context(request, conversation)
         context.update(errors=errors, question_text=text)
-        return render(request, "qa/chat.html", context, status=400)
+        return render(request, "qa/chat.html", context, status=503 if unavailable else 400)
 
     assert answer is not None
     if not request.htmx:

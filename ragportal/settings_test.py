@@ -13,6 +13,8 @@ os.environ.setdefault("SECRET_KEY", "test-secret-key")
 os.environ["RAGPORTAL_DATA_DIR"] = tempfile.mkdtemp(prefix="ragportal-test-")
 os.environ["RAG_PROVIDER"] = "extractive"
 os.environ["RAG_HTTPS"] = "0"  # the test client and the live server speak plain HTTP
+# Indexing finishes inside the call that queues it; tests/documents/test_worker.py runs the real worker.
+os.environ["TASKS_BACKEND"] = "django_tasks.backends.immediate.ImmediateBackend"
 for _key in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_BASE_URL", "GEMINI_BASE_URL", "DATABASE_URL", "CHROMA_HOST"):
     os.environ.pop(_key, None)
 

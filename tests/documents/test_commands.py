@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from io import StringIO
 from pathlib import Path
 
@@ -133,14 +134,14 @@ def test_reindex_argument_errors(travel):
 
 def test_failed_reindex_exits_non_zero_and_keeps_live_version(owner, travel, monkeypatch):
     live = travel.live_version_id
-    monkeypatch.setattr(DenseIndex, "add", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("no space left")))
+    monkeypatch.setattr(DenseIndex, "add", lambda *a, **k: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left")))
 
     with pytest.raises(CommandError, match="1 document"):
         run("reindex", "--all")
 
     monkeypatch.undo()
     travel.refresh_from_db()
-    assert travel.status == Document.Status.FAILED and "no space left" in travel.status_message
+    assert travel.status == Document.Status.FAILED and "ディスクの空きが足りません" in travel.status_message
     assert travel.live_version_id == live
     assert any("2,000円" in h.text for h in search(user=owner, query="国内出張の日当はいくらですか").hits)
 
@@ -192,4 +193,5 @@ def test_import_indexes_files_in_one_batch_and_isolates_a_failing_one(db, tmp_pa
     statuses = dict(Document.objects.values_list("filename", "status"))
     assert statuses == {"leave.md": "ready", "cafe.txt": "ready", "broken.md": "failed"}
     assert [name for name, _ in report.failed] == ["broken.md"]
-    assert "disk full" in Document.objects.get(filename="broken.md").status_message
+    reason = Document.objects.get(filename="broken.md").status_message
+    assert reason.startswith("索引の作成に失敗しました") and "disk full" not in reason

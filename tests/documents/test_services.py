@@ -7,7 +7,10 @@ answering, and a deleted document is gone from both indexes.
 
 from __future__ import annotations
 
+import errno
+
 import pytest
+from chromadb.errors import InternalError
 from django.core.exceptions import ValidationError
 
 from documents.models import Chunk, Document, DocumentVersion
@@ -140,16 +143,17 @@ def test_failed_replacement_leaves_the_old_version_answering(owner, travel, monk
     old_version = travel.live_version
 
     def broken_add(self, ids, embeddings, metadatas):
-        raise RuntimeError("vector store unavailable")
+        raise InternalError("Error executing plan: Internal error: Error creating hnsw segment reader")
 
     monkeypatch.setattr(DenseIndex, "add", broken_add)
     document = document_ingest(owner=owner, filename="travel.md", data=TRAVEL_MD_V2.encode("utf-8"), document=travel)
 
     assert document.status == Document.Status.FAILED
-    assert "vector store unavailable" in document.status_message
+    # The owner reads what happened in words, never Chroma's own message.
+    assert "ベクトル索引" in document.status_message and "hnsw" not in document.status_message
     assert document.live_version_id == old_version.pk
     failed = document.versions.get(number=2)
-    assert "vector store unavailable" in failed.error
+    assert failed.error == document.status_message
     assert fts_rows([failed.pk]) == 0
 
     monkeypatch.undo()
@@ -159,12 +163,12 @@ def test_failed_replacement_leaves_the_old_version_answering(owner, travel, monk
 
 
 def test_failed_reindex_keeps_live_version_and_a_retry_recovers(owner, travel, monkeypatch):
-    monkeypatch.setattr(DenseIndex, "add", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("disk full")))
+    monkeypatch.setattr(DenseIndex, "add", lambda *a, **k: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left")))
     document_reindex(document=travel)
     travel.refresh_from_db()
 
     assert travel.status == Document.Status.FAILED
-    assert "disk full" in travel.status_message
+    assert "ディスクの空きが足りません" in travel.status_message
     monkeypatch.undo()
     # The live version still answers from both indexes.
     assert any("2,000円" in t for t in _texts(owner, "国内出張の日当はいくらですか"))
@@ -271,13 +275,13 @@ def test_a_failing_rerun_of_the_live_version_keeps_it_in_both_indexes(owner, mon
     before = dense_ids_for(live.pk)
 
     def broken(*args, **kwargs):
-        raise RuntimeError("chroma unavailable")
+        raise InternalError("chroma unavailable")
 
     monkeypatch.setattr(DenseIndex, "add", broken)
     version_index(version=live)
 
     document.refresh_from_db()
-    assert document.status == Document.Status.FAILED and "chroma unavailable" in document.status_message
+    assert document.status == Document.Status.FAILED and "ベクトル索引" in document.status_message
     assert document.live_version_id == live.pk
     assert dense_ids_for(live.pk) == before and fts_rows([live.pk]) > 0
 

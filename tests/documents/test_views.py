@@ -9,6 +9,7 @@ database afterwards.
 from __future__ import annotations
 
 import pytest
+from chromadb.errors import InternalError
 from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
@@ -114,7 +115,7 @@ def test_list_shows_own_documents_only_and_staff_sees_all(client, owner, other_o
 
     page = content(signed_in(client, owner).get("/documents/"))
     assert "travel.md" in page and "wifi.txt" not in page
-    assert "利用可能" in page  # the status badge
+    assert "公開中" in page  # the status badge
 
     page = content(signed_in(Client(), admin_user).get("/documents/"))
     assert "travel.md" in page and "wifi.txt" in page
@@ -315,7 +316,7 @@ def test_status_badge_polls_only_while_indexing(client, owner, unindexed):
     Document.objects.filter(pk=travel.pk).update(status=Document.Status.READY)
     fragment = content(client.get(f"/documents/{travel.pk}/status/", headers=HTMX))
     assert "hx-trigger" not in fragment
-    assert "利用可能" in fragment
+    assert "公開中" in fragment
     # Polled from the detail page: a finished status reloads it, so the chunks shown are current.
     response = client.get(f"/documents/{travel.pk}/status/?refresh=1", headers=HTMX)
     assert response["HX-Refresh"] == "true"
@@ -434,7 +435,7 @@ def test_replacement_whose_indexing_fails_reports_it_and_keeps_old_version(clien
     old = travel.live_version
 
     def broken_add(self, ids, embeddings, metadatas):
-        raise RuntimeError("chroma is down")
+        raise InternalError("chroma is down")
 
     monkeypatch.setattr(DenseIndex, "add", broken_add)
     response = signed_in(client, owner).post(
@@ -443,7 +444,8 @@ def test_replacement_whose_indexing_fails_reports_it_and_keeps_old_version(clien
     monkeypatch.undo()
 
     page = content(response)
-    assert "索引の作成に失敗しました: chroma is down" in page
+    assert "索引の作成に失敗しました: 検索用の索引（ベクトル索引）に書き込めませんでした" in page
+    assert "chroma is down" not in page
     travel.refresh_from_db()
     assert travel.status == Document.Status.FAILED
     assert travel.live_version_id == old.pk

@@ -234,6 +234,32 @@ def test_search_bad_input_is_400(api, employee, payload):
     assert set(response.json()) <= {"query", "k"}
 
 
+def _chroma_server_unreachable(monkeypatch) -> None:
+    """Every dense query fails the way Chroma's HTTP client does when its server is down."""
+    import httpx
+
+    from documents.vectorstore import live_collection
+
+    def refuse(*args, **kwargs):
+        raise httpx.ConnectError("[Errno 111] Connection refused")
+
+    monkeypatch.setattr(type(live_collection()), "query", refuse)
+
+
+def test_ask_and_search_say_so_in_words_when_the_dense_index_is_unreachable(api, employee, demo_docs, monkeypatch):
+    _chroma_server_unreachable(monkeypatch)
+    client = as_user(api, employee)
+
+    response = client.post("/api/v1/ask", {"text": "有給休暇は何日もらえますか？"}, format="json")
+
+    assert response.status_code == 503
+    assert response.json()["detail"].startswith("検索用の索引（ベクトル索引）に接続できないため、いまは回答できません")
+    assert "Connection refused" not in response.content.decode()
+    assert not Answer.objects.exists() and not employee.conversations.exists()  # nothing stored half-way
+    response = client.post("/api/v1/search", {"query": "有給休暇"}, format="json")
+    assert response.status_code == 503 and "いまは回答できません" in response.json()["detail"]
+
+
 # --- health ---------------------------------------------------------------------
 
 
@@ -242,7 +268,7 @@ def test_health_reports_each_part(api):
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "ok"
-    assert set(body["checks"]) == {"database", "chroma", "embedding"}
+    assert set(body["checks"]) == {"database", "chroma", "embedding", "index"}
     assert all(check["ok"] for check in body["checks"].values())
 
 

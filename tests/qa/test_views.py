@@ -139,6 +139,21 @@ def test_empty_question_with_htmx_swaps_the_error_into_the_form(client, employee
     assert "質問を入力してください" in response.content.decode()
 
 
+def test_a_question_while_the_dense_index_is_unreachable_gets_a_message_and_stores_nothing(client, employee, monkeypatch):
+    from tests.qa.test_api import _chroma_server_unreachable
+
+    ingest_demo(employee, "attendance.md")
+    _chroma_server_unreachable(monkeypatch)
+    client.force_login(employee)
+
+    response = client.post(reverse("qa:ask"), {"text": "有給休暇は何日もらえますか？"}, **HTMX)
+    assert response.status_code == 200 and response["HX-Retarget"] == "#ask-errors"
+    assert "いまは回答できません" in response.content.decode()
+    response = client.post(reverse("qa:ask"), {"text": "有給休暇は何日もらえますか？"})
+    assert response.status_code == 503 and "いまは回答できません" in response.content.decode()
+    assert not Answer.objects.exists() and not Conversation.objects.exists()
+
+
 def test_cannot_ask_in_someone_elses_conversation(client, employee, outsider):
     answer = make_answer(employee)
     client.force_login(outsider)

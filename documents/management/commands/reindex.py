@@ -7,11 +7,15 @@ from documents.services import document_reindex
 
 
 class Command(BaseCommand):
-    help = "Re-index documents (all, or the given ids): the live version keeps answering meanwhile."
+    help = (
+        "Re-index documents (all, or the given ids) here and now: the live version keeps answering meanwhile. "
+        "With --queue the indexing workers do it instead."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("ids", nargs="*", type=int)
         parser.add_argument("--all", action="store_true")
+        parser.add_argument("--queue", action="store_true", help="hand the work to the indexing workers and return")
 
     def handle(self, *args: object, **options: object) -> None:
         ids = options["ids"]
@@ -23,7 +27,7 @@ class Command(BaseCommand):
             raise CommandError(f"no document with id {', '.join(map(str, sorted(missing)))}")
         failed = 0
         for document in documents.order_by("pk"):
-            document_reindex(document=document)
+            document_reindex(document=document, background=bool(options["queue"]))
             document.refresh_from_db()
             self.stdout.write(f"{document.status:8} {document.filename} {document.status_message}")
             failed += document.status == Document.Status.FAILED
