@@ -37,6 +37,7 @@ from verification.grounding import ENGLISH_LEAD_IN
 from verification.quantities import extract_quantities
 from verification.answer_fit import (
     CONTACT,
+    COUNTER_PREFIX,
     DATE,
     NUMBER,
     QUANTITY,
@@ -566,6 +567,12 @@ class ExtractiveProvider:
             None,
         )
         if best is None:
+            return []
+        # 「駐車場は何台分？」: a count of a thing (台, 桁, 文字…) that no answering sentence states
+        # is something the documents do not say; a sentence merely about 駐車場 is no answer.
+        counters = [u for u in asked_units(question) if any(x.startswith(COUNTER_PREFIX) for x in u)]
+        stating = [c for c in candidates if self._passes(c, threshold, english=english)]
+        if any(not any(carries_units(asked, c.text) for c in stating) for asked in counters):
             return []
         candidates = [best] + [c for c in candidates if c is not best]
         chosen = [best]

@@ -94,3 +94,13 @@ def managers_member(db):
 
     Group.objects.get_or_create(name="managers")
     return _user("manager", "managers")
+
+
+def test_a_count_no_document_states_is_not_found_and_a_stated_one_is_answered(ingest, api, employee):
+    for name in ("business_travel.md", "equipment.md", "office_rules.html"):
+        ingest(name)
+    body = _ask(api, employee, "本社の駐車場は何台分ありますか？")  # 駐車場代 is mentioned, a number of spaces is not
+    assert body["response_type"] == "not_found", body["answer"]
+    body = _ask(api, employee, "ノートPCは1人何台もらえる？")
+    assert body["response_type"] == "answer"
+    assert "1人1台" in body["answer"]
