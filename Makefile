@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 JSQUAD ?= ../shared/data/jsquad-valid
 
-.PHONY: run test eval eval-portal lint venv dev-deps migrate demo clean
+.PHONY: run run-prod test eval eval-portal lint venv dev-deps migrate demo clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,30 @@ run: demo
 	DEBUG=1 OMP_NUM_THREADS=1 $(PY) manage.py index_worker --sole-worker & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker' EXIT INT TERM; \
 	DEBUG=1 $(PY) manage.py runserver $(HOST):$(PORT)
+
+# Production mode on one machine (README): DEBUG off, hashed static files served by
+# whitenoise, gunicorn in the foreground and indexing workers stopped with it. The
+# embedded Chroma directory takes one web process (threads) and one worker; with a
+# Chroma server (CHROMA_HOST) it is 3 web processes and 2 workers.
+WEB_WORKERS ?= $(if $(CHROMA_HOST),3,1)
+WEB_THREADS ?= 4
+INDEX_WORKERS ?= $(if $(CHROMA_HOST),2,1)
+# Long enough for a process's first question, which loads the embedding model.
+WEB_TIMEOUT ?= 120
+
+run-prod: venv
+	@test -n "$$SECRET_KEY" || { echo "make run-prod: SECRET_KEY is not set. Set it (and ALLOWED_HOSTS, the host names users type), e.g. export SECRET_KEY=\"\$$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')\"" >&2; exit 1; }
+	@export DEBUG=0 RAG_STATIC_MANIFEST=1 OMP_NUM_THREADS=1; set -e; \
+	$(PY) manage.py migrate --noinput; \
+	$(PY) manage.py collectstatic --noinput -v0; \
+	if [ -n "$(DEMO)" ]; then $(PY) manage.py load_demo --url http://$(HOST):$(PORT)/; fi; \
+	workers=; \
+	for i in $$(seq $(INDEX_WORKERS)); do \
+	  $(PY) manage.py index_worker $(if $(filter 1,$(INDEX_WORKERS)),--sole-worker) & workers="$$workers $$!"; \
+	done; \
+	trap 'kill $$workers 2>/dev/null; wait $$workers' EXIT INT TERM; \
+	$(VENV)/bin/gunicorn ragportal.wsgi --bind $(HOST):$(PORT) --workers $(WEB_WORKERS) --threads $(WEB_THREADS) \
+	  --timeout $(WEB_TIMEOUT) --graceful-timeout 30 --access-logfile -
 
 test: dev-deps
 	$(PY) -m pytest

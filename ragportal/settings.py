@@ -57,6 +57,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files straight from STATIC_ROOT under gunicorn (make run-prod); runserver serves its own.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -122,6 +124,18 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = DATA_DIR / "static"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# RAG_STATIC_MANIFEST=1 (make run-prod, after collectstatic): file names carry a hash of
+# their content, so whitenoise serves them compressed and cacheable for a year. Off,
+# nothing needs collectstatic first (make run, the test suite).
+RAG_STATIC_MANIFEST = env_bool("RAG_STATIC_MANIFEST", False)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if RAG_STATIC_MANIFEST
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
 
 # Indexing runs off the request path: uploads queue a task in the database and a
 # `manage.py index_worker` process (started by `make run`) runs it. The immediate

@@ -11,11 +11,22 @@ import tempfile
 
 os.environ.setdefault("SECRET_KEY", "test-secret-key")
 os.environ["RAGPORTAL_DATA_DIR"] = tempfile.mkdtemp(prefix="ragportal-test-")
+# whitenoise serves STATIC_ROOT; the suite collects nothing into it (the live server
+# serves the apps' own files), so it is there and empty rather than warned about.
+os.mkdir(os.path.join(os.environ["RAGPORTAL_DATA_DIR"], "static"))
 os.environ["RAG_PROVIDER"] = "extractive"
 os.environ["RAG_HTTPS"] = "0"  # the test client and the live server speak plain HTTP
 # Indexing finishes inside the call that queues it; tests/documents/test_worker.py runs the real worker.
 os.environ["TASKS_BACKEND"] = "django_tasks.backends.immediate.ImmediateBackend"
-for _key in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_BASE_URL", "GEMINI_BASE_URL", "DATABASE_URL", "CHROMA_HOST"):
+for _key in (
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "GEMINI_BASE_URL",
+    "DATABASE_URL",
+    "CHROMA_HOST",
+    "RAG_STATIC_MANIFEST",
+):
     os.environ.pop(_key, None)
 
 from ragportal.settings import *  # noqa: E402
