@@ -14,25 +14,19 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 
+from tests.servers import free_port, wait_until_listening
+
 BASE_DIR = Path(settings.BASE_DIR)
 GUNICORN = Path(sys.executable).with_name("gunicorn")
 YEAR_OF_CACHE = "max-age=315360000"  # whitenoise's cache lifetime for files whose name carries their hash
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _get(port: int, path: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
@@ -44,19 +38,6 @@ def _get(port: int, path: str, **headers: str) -> tuple[int, dict[str, str], byt
         return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
     finally:
         connection.close()
-
-
-def _wait_until_listening(port: int, process: subprocess.Popen, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"gunicorn exited with {process.returncode}:\n{process.stderr.read()}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise AssertionError("gunicorn did not start listening")
 
 
 @pytest.fixture
@@ -84,13 +65,13 @@ def production_server(tmp_path: Path) -> Iterator[int]:
             [sys.executable, "manage.py", *command], cwd=BASE_DIR, env=env, capture_output=True, text=True, timeout=120
         )
         assert result.returncode == 0, result.stdout + result.stderr
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [gunicorn, "ragportal.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "2", "--timeout", "60"],
         cwd=BASE_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
-        _wait_until_listening(port, process)
+        wait_until_listening(port, process, "gunicorn", timeout=30)
         yield port
     finally:
         if process.poll() is None:

@@ -8,42 +8,23 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.documents.test_worker import TRAVEL_V1, Portal
+from tests.servers import free_port, wait_until_listening
 
 CHROMA = Path(sys.executable).with_name("chroma")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_until_listening(port: int, process: subprocess.Popen, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "chroma run exited"
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise AssertionError("chroma run did not start listening")
 
 
 @pytest.fixture
 def chroma_server(tmp_path: Path):
     if not CHROMA.exists() and shutil.which("chroma") is None:
         pytest.skip("the chroma command (from the chromadb package) is not installed")
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [str(CHROMA if CHROMA.exists() else shutil.which("chroma")), "run", "--path", str(tmp_path / "chroma-server"),
          "--host", "127.0.0.1", "--port", str(port)],
@@ -51,7 +32,7 @@ def chroma_server(tmp_path: Path):
         env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},  # loopback only: no usage reports
     )  # fmt: skip
     try:
-        _wait_until_listening(port, process)
+        wait_until_listening(port, process, "chroma run", timeout=60)
         yield process, port
     finally:
         if process.poll() is None:
