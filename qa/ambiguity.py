@@ -53,7 +53,7 @@ _INTERROGATIVE = re.compile(
 _VERB_STEM = re.compile(f"(?<![{_KANJI}0-9])([{_KANJI}])[{_HIRAGANA}]")
 # Stems that ask, get or give rather than name the topic (教えて, 知りたい, 出る, 使える), and
 # nouns of time and place before a particle (何日前まで, 月に, 年の).
-_ASKING_VERBS = frozenset("教知聞分言見思行来出入使取持良得貰受休" "前後中上下内外時日月年毎今次")
+_NOT_TOPIC_STEMS = frozenset("教知聞分言見思行来出入使取持良得貰受休" "前後中上下内外時日月年毎今次")
 _ENGLISH_FUNCTION_WORDS = frozenset(
     "a an and any are as at be by can could do does did for from get has have how i if in is it its many much "
     "me my of on or our should so the their there this that to was we were what when where which who whom whose "
@@ -69,7 +69,7 @@ def content_terms(text: str) -> list[str]:
     """
     folded = _INTERROGATIVE.sub(" ", fold(text))
     found = [(m.start(), m.group()) for m in _TERM.finditer(folded)]
-    found += [(m.start(), m.group()) for m in _VERB_STEM.finditer(folded) if m.group(1) not in _ASKING_VERBS]
+    found += [(m.start(), m.group()) for m in _VERB_STEM.finditer(folded) if m.group(1) not in _NOT_TOPIC_STEMS]
     terms = (term for _start, term in sorted(found))
     return list(dict.fromkeys(t for t in terms if len(t) >= 2 and t not in _ENGLISH_FUNCTION_WORDS))
 

@@ -570,10 +570,12 @@ class ExtractiveProvider:
             return []
         # 「駐車場は何台分？」: a count of a thing (台, 桁, 文字…) that no answering sentence states
         # is something the documents do not say; a sentence merely about 駐車場 is no answer.
-        counters = [u for u in asked_units(question) if any(x.startswith(COUNTER_PREFIX) for x in u)]
-        stating = [c for c in candidates if self._passes(c, threshold, english=english)]
-        if any(not any(carries_units(asked, c.text) for c in stating) for asked in counters):
-            return []
+        facts, units = asked_types(question), asked_units(question)
+        counters = [u for u in units if any(x.startswith(COUNTER_PREFIX) for x in u)]
+        if counters:
+            stating = [c for c in candidates if self._passes(c, threshold, english=english)]
+            if any(not any(carries_units(asked, c.text) for c in stating) for asked in counters):
+                return []
         candidates = [best] + [c for c in candidates if c is not best]
         chosen = [best]
         if limit > 1 and _needs_context(best.text, question):
@@ -582,7 +584,6 @@ class ExtractiveProvider:
                 chosen = [previous, best]
         # The best match names the topic but not the fact asked for (何日 and
         # no number): the chunk's best sentence that carries it completes it.
-        facts, units = asked_types(question), asked_units(question)
         if facts and len(chosen) < limit and not any(_fact_bonus(c.text, facts, units) for c in chosen):
             carrier = _fact_carrier(candidates, chosen, facts, units)
             if carrier is not None:
