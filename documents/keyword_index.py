@@ -246,6 +246,12 @@ class PostgresKeywordIndex:
         with self._cursor() as cur:
             cur.execute(f'DROP SCHEMA IF EXISTS "{self._schema}" CASCADE')
 
+    def vacuum(self) -> None:
+        """VACUUM ANALYZE the tables (outside a transaction), as autovacuum does after a bulk fill."""
+        with self._cursor() as cur:
+            for table in (self._t.chunk, self._t.posting, self._t.term):
+                cur.execute(f"VACUUM ANALYZE {table}")
+
     def add(self, rows: Iterable[tuple[int, int, str]]) -> None:
         chunks: dict[int, tuple[int, list[str]]] = {}
         for chunk_id, version_id, text in rows:

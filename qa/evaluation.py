@@ -136,6 +136,15 @@ class ThrowawayIndex:
 
         return _Cursor()
 
+    @property
+    def keyword_backend(self) -> str:
+        return "postgresql" if isinstance(self.keyword, PostgresKeywordIndex) else "sqlite-fts5"
+
+    def settle(self) -> None:
+        """After a bulk fill: bring PostgreSQL's planner statistics and visibility map to where autovacuum would."""
+        if isinstance(self.keyword, PostgresKeywordIndex):
+            self.keyword.vacuum()
+
     def close(self) -> None:
         if isinstance(self.keyword, PostgresKeywordIndex):
             self.keyword.drop_schema()
