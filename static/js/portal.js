@@ -32,11 +32,23 @@ document.addEventListener("htmx:afterRequest", function (event) {
   }
 });
 
-// The server failed (5xx, or a network error): say so where the form's errors go.
+// The server failed (5xx, or a network error): say so where the form's errors go. A portal
+// error page (the 503 of a database that cannot be reached) says why: show its sentence.
+function errorPageMessage(xhr) {
+  if (!xhr || !xhr.responseText) {
+    return "";
+  }
+  const page = new DOMParser().parseFromString(xhr.responseText, "text/html");
+  const message = page.querySelector("[data-error-message]");
+  return message ? message.textContent.trim() : "";
+}
+
 document.addEventListener("htmx:responseError", function (event) {
   const form = event.target;
   if (isAskForm(form)) {
-    document.getElementById("ask-errors").textContent = form.dataset.failedMessage;
+    const xhr = event.detail.xhr;
+    const reason = xhr && xhr.status === 503 ? errorPageMessage(xhr) : "";
+    document.getElementById("ask-errors").textContent = reason || form.dataset.failedMessage;
   }
 });
 
