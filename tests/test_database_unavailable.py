@@ -170,11 +170,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         if os.environ.get("CI"):
             pytest.fail(f"CI must run the database outage tests: {reason}")
         pytest.skip(reason)
-    data_dir = tmp_path_factory.mktemp("outage")
-    (data_dir / "static").mkdir()
-    portal = Portal(data_dir)
+    portal = Portal(tmp_path_factory.mktemp("outage"))
     portal.env.update(DEBUG="0", ALLOWED_HOSTS="127.0.0.1", DATABASE_LOCK_TIMEOUT_S=str(LOCK_TIMEOUT_S))
     portal.manage("migrate", "--noinput", "-v0")
+    portal.manage("collectstatic", "--noinput", "-v0")  # whitenoise serves the scripts (tests/browser)
     out = portal.python(
         "from django.contrib.auth.models import Group\n"
         "from rest_framework.authtoken.models import Token\n"
