@@ -130,6 +130,9 @@ class Server:
             **{"Authorization": f"Token {self.token}", "Content-Type": f"multipart/form-data; boundary={boundary}"},
         )  # fmt: skip
 
+    def log(self) -> str:
+        return (self.portal.data_dir / "gunicorn.log").read_text("utf-8", errors="replace")
+
     def count(self, table: str) -> int:
         return self.portal.row(f"SELECT count(*) FROM {table}")[0]  # noqa: S608 - a table name of ours
 
@@ -185,10 +188,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     )
     token = re.search(r"token (\w+)", out).group(1)
     port = free_port()
+    log = (portal.data_dir / "gunicorn.log").open("w")  # a file, not a pipe nobody reads: tracebacks are long
     process = subprocess.Popen(
         [gunicorn, "ragportal.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1", "--timeout", "120"],
-        cwd=Path(__file__).resolve().parent.parent, env=portal.env,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        cwd=Path(__file__).resolve().parent.parent, env=portal.env, stdout=log, stderr=log,
     )  # fmt: skip
     try:
         wait_until_listening(port, process, "gunicorn", timeout=60)
@@ -203,6 +206,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(10)
+        log.close()
 
 
 def test_a_question_asked_during_a_brief_lock_waits_and_is_answered(server):
@@ -254,6 +258,9 @@ def test_a_lock_held_too_long_is_a_clear_503_and_nothing_is_half_stored(server):
     assert "質問ページに戻る" in page.body and 'class="topbar"' in page.body  # the portal's own error page
     assert "Traceback" not in page.body and "Server Error" not in page.body
 
+    # The operator's log has the real error, with its traceback.
+    assert "database unavailable during POST /api/v1/ask" in server.log()
+    assert "OperationalError: database is locked" in server.log()
     # Nothing half-written: no new conversation, answer or document.
     assert (server.count("qa_conversation"), server.count("qa_answer"), server.count("documents_document")) == (
         conversations,
@@ -330,4 +337,8 @@ def test_an_unreachable_postgresql_is_a_quick_503_not_a_500_or_a_hang(tmp_path, 
     assert report["status"] == "error"
     assert report["checks"]["database"]["ok"] is False
     assert report["checks"]["database"]["error"] == "OperationalError"
+    # The operator's log has the real error; the user saw none of it.
+    assert "database unavailable during POST /api/v1/ask" in out
+    assert "connection" in out and "psycopg" in out
+    assert "psycopg" not in ask["body"] + login["body"]
     assert time.monotonic() - started < 120
