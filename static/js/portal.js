@@ -45,10 +45,20 @@ function errorPageMessage(xhr) {
 
 document.addEventListener("htmx:responseError", function (event) {
   const form = event.target;
+  const xhr = event.detail.xhr;
+  const reason = xhr && xhr.status === 503 ? errorPageMessage(xhr) : "";
   if (isAskForm(form)) {
-    const xhr = event.detail.xhr;
-    const reason = xhr && xhr.status === 503 ? errorPageMessage(xhr) : "";
     document.getElementById("ask-errors").textContent = reason || form.dataset.failedMessage;
+  } else if (reason && form.matches && form.matches("form[data-swaps-400]")) {
+    // The upload and replace forms: the reason goes on top of the form, which stays as filled in.
+    let box = form.querySelector("[data-request-error]");
+    if (!box) {
+      box = document.createElement("div");
+      box.setAttribute("role", "alert");
+      box.dataset.requestError = "";
+      form.prepend(box);
+    }
+    box.textContent = reason;
   }
 });
 
