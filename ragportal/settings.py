@@ -99,7 +99,7 @@ DATABASES = {
     )
 }
 # How long a write waits for SQLite's lock (another writer) before giving up; a
-# request that gives up gets a 503 saying so (ragportal/middleware.py), not a 500.
+# request that gives up gets a 503 saying so (ragportal/database_unavailable.py), not a 500.
 DATABASE_LOCK_TIMEOUT_S = env_float("DATABASE_LOCK_TIMEOUT_S", 20.0, minimum=0.1)
 # How long opening a PostgreSQL connection may take: a server that is down or
 # unreachable is a quick 503, not a request hanging on the operating system's TCP timeout.
