@@ -31,9 +31,12 @@ log = logging.getLogger(__name__)
 RETRY_AFTER_S = 30
 
 
+# The driver's "cannot work now" errors: a lock that outlasted the timeout, a refused or lost connection.
+DATABASE_UNAVAILABLE_ERRORS = (OperationalError, InterfaceError)
+
+
 def is_database_unavailable(exc: BaseException | None) -> bool:
-    """True for the driver's "cannot work now" errors: a lock that outlasted the timeout, a refused or lost connection."""
-    return isinstance(exc, (OperationalError, InterfaceError))
+    return isinstance(exc, DATABASE_UNAVAILABLE_ERRORS)
 
 
 def unavailable_message() -> str:

@@ -6,9 +6,10 @@ import time
 
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
-from django.db import InterfaceError, OperationalError, connections
+from django.db import connections
 
 from documents.recovery import indexing_requeue
+from ragportal.database_unavailable import DATABASE_UNAVAILABLE_ERRORS
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ class Command(BaseCommand):
                 worker_options = {"interval": options["interval"], "batch": bool(options["batch"]), "reload": False}
                 call_command("db_worker", startup_delay=False, verbosity=options["verbosity"], **worker_options)
                 return
-            except (OperationalError, InterfaceError) as exc:
+            except DATABASE_UNAVAILABLE_ERRORS as exc:
                 # A task cut off here stays "running"; the recovery at the next round re-queues it
                 # (at once with --sole-worker, else after RAG_INDEX_TASK_TIMEOUT_S).
                 log.warning("database unavailable (%s); the indexing worker retries in %.0f s", exc, backoff)
