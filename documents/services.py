@@ -320,7 +320,7 @@ def _versions_index_once(versions: list[DocumentVersion]) -> None:
             sentences=_store_sentences,
             progress=_progress_recorder([(v.pk, len(items[v.pk])) for v in ready]),
         )
-    except Exception as exc:  # noqa: BLE001 - any failure: the live versions must keep answering
+    except Exception as exc:  # any failure: the live versions must keep answering
         if is_database_unavailable(exc):
             raise  # versions_index waits and runs again
         if len(ready) == 1:
@@ -402,7 +402,7 @@ def _go_live(version: DocumentVersion, *, dense: DenseIndex, keyword) -> None:  
                 DocumentVersion.objects.filter(pk=version.pk).update(
                     indexed_at=timezone.now(), embedding_model=EMBEDDING_MODEL_NAME, error=""
                 )
-    except Exception as exc:  # noqa: BLE001 - report, keep the old version
+    except Exception as exc:  # report, keep the old version
         if is_database_unavailable(exc):
             raise  # the transaction rolled back: versions_index waits and runs again
         _index_failed(version, exc, dense=dense, keyword=keyword)
