@@ -250,7 +250,14 @@ def clarification_options(
 
 
 def is_off_topic(
-    query: str, hits: list[RetrievedChunk], *, floor: float, confident: float, subject_unknown: bool = False
+    query: str,
+    hits: list[RetrievedChunk],
+    *,
+    floor: float,
+    confident: float,
+    subject_unknown: bool = False,
+    english_floor: float = 0.0,
+    expansions: Sequence[str] = (),
 ) -> bool:
     """True when nothing retrieved is close to ``query``: no hits, or no hit and no sentence of one near enough.
 
@@ -261,10 +268,15 @@ def is_off_topic(
     apart better than whole chunks, which share their vocabulary with too many
     questions; but a sentence lacks its heading (「申請期限は支払日から1ヶ月以内です」
     under 「経費精算ガイド > 申請方法」), so a confidently retrieved chunk keeps the
-    question on topic. An English question is not judged by similarity: across
-    languages the same meaning scores lower, and it has no keyword evidence
-    either (the answer step judges it); only ``subject_unknown`` makes it
-    off-topic. ``floor`` 0 turns the check off.
+    question on topic. An English question is not judged by sentence similarity:
+    across languages the same meaning scores lower, and it has no keyword
+    evidence either. It is off-topic when ``subject_unknown``, or when none of
+    its words is in the glossary (no Japanese term among ``expansions``) and its
+    best chunk is less than ``english_floor`` similar: 「What will the weather be
+    like tomorrow?」 names nothing the documents use and is only loosely close
+    to any of them, while 「What are the core hours of the flextime system?」
+    names no glossary word either but is close to the chunk that answers it.
+    ``floor`` 0 turns the check off.
 
     Also off-topic: a question whose subject is in nothing the user may read
     (``subject_unknown``, from :func:`unknown_subject`), when no sentence reaches ``confident``.
@@ -274,7 +286,8 @@ def is_off_topic(
     if floor <= 0:
         return False
     if is_english(query):
-        return subject_unknown
+        translated = any(not term.isascii() for term in expansions)
+        return subject_unknown or (not translated and max(h.similarity for h in hits) < english_floor)
     best_sentence = best_sentence_similarity(query, hits)
     # The question's subject (「退職金は…」) is in nothing retrieved, nor are its synonyms, and no
     # sentence is confidently close: the documents are about something else.

@@ -136,6 +136,8 @@ def answer_question(
         floor=settings.RAG_OFF_TOPIC_SIMILARITY,
         confident=settings.RAG_CONFIDENCE_HIGH,
         subject_unknown=result.subject_unknown,
+        english_floor=settings.RAG_OFF_TOPIC_SIMILARITY_EN,
+        expansions=result.added_keywords,
     )
     options = (
         []
