@@ -51,6 +51,9 @@ _INTERROGATIVE = re.compile(
 )
 # A single kanji followed by kana: a verb or adjective stem with its first okurigana (働く → 働く).
 _VERB_STEM = re.compile(f"(?<![{_KANJI}0-9])([{_KANJI}])[{_HIRAGANA}]")
+# Such a stem directly before a topic or subject particle is a noun, the thing asked about
+# (「休みは何日？」: 休み, the days off), even when the verb itself only asks or gets (休める, 出る).
+_NOUN_BEFORE_PARTICLE = re.compile("(?:は|が|って)")
 # Stems that ask, get or give rather than name the topic (教えて, 知りたい, 出る, 使える), and
 # nouns of time and place before a particle (何日前まで, 月に, 年の).
 _NOT_TOPIC_STEMS = frozenset("教知聞分言見思行来出入使取持良得貰受休" "前後中上下内外時日月年毎今次")
@@ -65,11 +68,16 @@ def content_terms(text: str) -> list[str]:
     """The question's content terms in order, each once (folded: NFKC, lower case).
 
     A lone kanji with its okurigana counts when it is a verb that says what the
-    question is about (「働く」「忘れ」「泊ま」), not one that only asks (「教えて」「知りたい」).
+    question is about (「働く」「忘れ」「泊ま」), not one that only asks (「教えて」「知りたい」),
+    and when it is a noun before は/が/って (「休みは何日もらえる？」: 休み).
     """
     folded = _INTERROGATIVE.sub(" ", fold(text))
     found = [(m.start(), m.group()) for m in _TERM.finditer(folded)]
-    found += [(m.start(), m.group()) for m in _VERB_STEM.finditer(folded) if m.group(1) not in _NOT_TOPIC_STEMS]
+    found += [
+        (m.start(), m.group())
+        for m in _VERB_STEM.finditer(folded)
+        if m.group(1) not in _NOT_TOPIC_STEMS or _NOUN_BEFORE_PARTICLE.match(folded, m.end())
+    ]
     terms = (term for _start, term in sorted(found))
     return list(dict.fromkeys(t for t in terms if len(t) >= 2 and t not in _ENGLISH_FUNCTION_WORDS))
 

@@ -28,6 +28,8 @@ DOCUMENTS = {
         ("VPNの接続先は何ですか？", ["vpn", "接続先"]),
         ("How do I apply for remote work?", ["apply", "remote", "work"]),
         ("なくしたらどうすればいい？", []),
+        ("休みは何日もらえる？", ["休み"]),  # a noun before は names the topic
+        ("何日休める？", []),  # the same stem as a verb only asks
     ],
 )
 def test_content_terms_leave_out_particles_interrogatives_and_function_words(question, terms):

@@ -104,3 +104,25 @@ def test_a_count_no_document_states_is_not_found_and_a_stated_one_is_answered(in
     body = _ask(api, employee, "ノートPCは1人何台もらえる？")
     assert body["response_type"] == "answer"
     assert "1人1台" in body["answer"]
+
+
+def test_an_english_question_about_nothing_the_documents_cover_gets_the_english_not_found(ingest, api, employee):
+    for name in ("attendance.md", "expense.md", "office_rules.html"):
+        ingest(name)
+    body = _ask(api, employee, "What will the weather be like tomorrow?")
+    assert body["response_type"] == "not_found", body["answer"]
+    assert body["answer"] == NOT_FOUND_MESSAGE_EN
+    # No glossary word either, but close to the section that answers it: still answered.
+    body = _ask(api, employee, "What are the core hours of the flextime system?")
+    assert body["response_type"] == "answer"
+    assert "10:00〜15:00" in body["answer"], body["answer"]
+
+
+def test_a_short_question_naming_its_topic_with_a_noun_like_yasumi_is_answered_not_asked_back(ingest, api, employee):
+    for name in ("attendance.md", "leave_childcare.md", "expense.md", "business_travel.md", "overtime.md"):
+        ingest(name)
+    body = _ask(api, employee, "休みは何日もらえる？")
+    assert body["response_type"] == "answer", body["answer"]
+    assert "10日" in body["answer"], body["answer"]
+    body = _ask(api, employee, "上限はいくら？")
+    assert body["response_type"] == "clarification"
