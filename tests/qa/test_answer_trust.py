@@ -126,3 +126,19 @@ def test_a_short_question_naming_its_topic_with_a_noun_like_yasumi_is_answered_n
     assert "10日" in body["answer"], body["answer"]
     body = _ask(api, employee, "上限はいくら？")
     assert body["response_type"] == "clarification"
+
+
+def test_a_question_whether_something_costs_money_gets_the_fee_not_the_neighbouring_rule(ingest, api, employee):
+    for name in ("office_rules.html", "equipment.md", "onboarding.md"):
+        ingest(name)
+    body = _ask(api, employee, "入館用のカードをなくしたらお金はかかる？")
+    assert body["response_type"] == "answer"
+    assert "1,000円" in body["answer"], body["answer"]
+
+
+def test_an_answer_naming_no_app_to_the_question_for_its_name_is_not_high(ingest, api, employee):
+    for name in ("remote_work.md", "network_vpn.md", "information_security.md"):
+        ingest(name)
+    body = _ask(api, employee, "家から会社のシステムにつなぐときに起動するアプリの名前は？")
+    assert body["response_type"] == "answer"
+    assert body["confidence"] != "high" or "AOBA Connect" in body["answer"], body["answer"]
