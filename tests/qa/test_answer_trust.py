@@ -142,3 +142,11 @@ def test_an_answer_naming_no_app_to_the_question_for_its_name_is_not_high(ingest
     body = _ask(api, employee, "家から会社のシステムにつなぐときに起動するアプリの名前は？")
     assert body["response_type"] == "answer"
     assert body["confidence"] != "high" or "AOBA Connect" in body["answer"], body["answer"]
+
+
+def test_a_question_about_consulting_without_giving_ones_name_gets_the_anonymity_rule(ingest, api, employee):
+    for name in ("harassment.md", "privacy.md", "leave_childcare.md"):
+        ingest(name)
+    body = _ask(api, employee, "パワハラを相談したいけど、自分の名前は出したくない。大丈夫？")
+    assert body["response_type"] == "answer"
+    assert "匿名" in body["answer"], body["answer"]
