@@ -27,7 +27,7 @@ from documents.models import Chunk
 from documents.selectors import searchable_version_ids
 from documents.sentence_vectors import unpack, vectors_for
 from documents.vectorstore import DenseIndex, live_collection
-from qa.ambiguity import is_generic, is_short
+from qa.ambiguity import content_terms, is_generic, is_short
 from qa.engine import EngineConfig, HybridEngine, Mode
 from qa.expansion import dictionary_rules, expand
 from qa.fusion import Candidate
@@ -276,6 +276,8 @@ def is_off_topic(
     like tomorrow?」 names nothing the documents use and is only loosely close
     to any of them, while 「What are the core hours of the flextime system?」
     names no glossary word either but is close to the chunk that answers it.
+    A word the retrieved chunks use as it is (VPN, USB, Wi-Fi) counts as a
+    glossary word (:func:`names_something_retrieved`).
     ``floor`` 0 turns the check off.
 
     Also off-topic: a question whose subject is in nothing the user may read
@@ -286,8 +288,9 @@ def is_off_topic(
     if floor <= 0:
         return False
     if is_english(query):
-        translated = any(not term.isascii() for term in expansions)
-        return subject_unknown or (not translated and max(h.similarity for h in hits) < english_floor)
+        if subject_unknown:
+            return True
+        return not names_something_retrieved(query, hits, expansions) and max(h.similarity for h in hits) < english_floor
     best_sentence = best_sentence_similarity(query, hits)
     # The question's subject (「退職金は…」) is in nothing retrieved, nor are its synonyms, and no
     # sentence is confidently close: the documents are about something else.
@@ -296,6 +299,23 @@ def is_off_topic(
     if max(h.similarity for h in hits) >= confident:
         return False
     return best_sentence < floor
+
+
+_LATIN_WORD = re.compile(r"[0-9a-z]+(?:-[0-9a-z]+)*")
+
+
+def names_something_retrieved(query: str, hits: Sequence[RetrievedChunk], expansions: Sequence[str] = ()) -> bool:
+    """Whether an English ``query`` names something the documents name: a glossary word, or one the hits use.
+
+    A glossary word is a Japanese term among ``expansions`` (「paid leave」 → 有給休暇); a
+    word the hits use is a content word of three letters or more written as it is in
+    a retrieved chunk (「VPN」, 「USB」, 「Wi-Fi」). 「weather」 and 「tomorrow」 are neither.
+    """
+    if any(not term.isascii() for term in expansions):
+        return True
+    used = {word for h in hits for word in _LATIN_WORD.findall(fold(f"{h.section}\n{h.text}"))}
+    words = set(content_terms(query)) | {w for w in _LATIN_WORD.findall(fold(query)) if "-" in w}
+    return any(len(word) >= 3 and word in used for word in words)
 
 
 # The subject of a question: the words before its first topic particle (「本社の駐車場は…」).
