@@ -102,17 +102,20 @@ def is_generic(text: str, documents: Mapping[int, Sequence[str]]) -> bool:
     ``documents`` maps each document retrieval considered to its folded texts
     (title, section and body of its candidate chunks). Generic: short, at most
     one content term, and that term occurs in at least
-    ``min(GENERIC_TERM_DOCUMENTS, len(documents))`` of them; a term found in no
-    document is not generic (it may name something no document covers).
+    ``min(GENERIC_TERM_DOCUMENTS, len(documents))`` of them; or only aspect
+    words (:data:`FACETS`), each in at least :data:`FACET_DOCUMENTS`. A term
+    found in no document is not generic (it may name something no document covers).
     """
     if not is_short(text):
         return False
     terms = content_terms(text)
-    if len(terms) > 1:
+    facets_only = bool(terms) and all(is_facet(term) for term in terms)
+    if len(terms) > 1 and not facets_only:
         return False
     needed = min(GENERIC_TERM_DOCUMENTS, len(documents))
-    if terms and is_facet(terms[0]) and len(documents) >= FACET_DOCUMENTS:
-        # 「申請方法を教えて」, 「補助はいくら？」: an aspect every policy has, named in several of them.
+    if facets_only and len(documents) >= FACET_DOCUMENTS:
+        # 「申請方法を教えて」, 「補助はいくら？」, 「必要な書類は？」: aspects every policy has, named in
+        # several of them; two aspects (必要 + 書類) name a policy no more than one does.
         needed = FACET_DOCUMENTS
     return all(document_frequency(term, documents) >= max(needed, 1) for term in terms)
 

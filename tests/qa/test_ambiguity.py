@@ -115,3 +115,12 @@ def test_a_verb_that_names_the_topic_makes_a_short_question_clear() -> None:
     documents = {n: ["時間 勤務時間 所定労働時間"] for n in range(5)}
     assert is_generic("時間は何時間？", documents)
     assert not is_generic("1日に働く決まりの時間は何時間？", documents)
+
+
+def test_a_short_question_of_several_aspect_words_names_no_document_either() -> None:
+    documents = {
+        1: ["経費精算ガイド\n提出書類\n申請に必要な書類は領収書です。"],
+        2: ["入社手続きガイド\n提出書類\n入社前に必要な書類を提出します。"],
+    }
+    assert is_generic("必要な書類は？", documents)
+    assert not is_generic("経費精算に必要な書類は？", documents)  # 経費精算 names the document
