@@ -120,7 +120,11 @@ def search(
     chunks = _candidate_chunks(result.candidates, version_ids)
     hits = _hits(result.candidates, chunks, k=k, per_document=per_document)
     short = is_short(query)
-    generic = short and document_id is None and is_generic(query, _document_texts(chunks.values()))
+    generic = (
+        short
+        and document_id is None
+        and is_generic(query, _document_texts(chunks.values()), spellings=expansion.added_keywords)
+    )
     keywords = live_keyword_index()
     subject_unknown = bool(hits) and unknown_subject(
         query,

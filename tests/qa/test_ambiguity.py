@@ -30,6 +30,8 @@ DOCUMENTS = {
         ("なくしたらどうすればいい？", []),
         ("休みは何日もらえる？", ["休み"]),  # a noun before は names the topic
         ("何日休める？", []),  # the same stem as a verb only asks
+        ("締め切りはいつ？", ["締め切り"]),  # an aspect word written with kana stays whole
+        ("問い合わせ先は？", ["問い合わせ先"]),
     ],
 )
 def test_content_terms_leave_out_particles_interrogatives_and_function_words(question, terms):
@@ -124,3 +126,13 @@ def test_a_short_question_of_several_aspect_words_names_no_document_either() -> 
     }
     assert is_generic("必要な書類は？", documents)
     assert not is_generic("経費精算に必要な書類は？", documents)  # 経費精算 names the document
+
+
+def test_an_aspect_asked_in_everyday_words_is_found_under_the_glossary_word_the_documents_use() -> None:
+    documents = {
+        1: ["経費精算ガイド\n申請期限\n申請期限は支払日から1ヶ月以内です。"],
+        2: ["出張旅費規程\n申請\n出張申請の期限は出発の3営業日前です。"],
+    }
+    assert not is_generic("締め切りはいつ？", documents)  # 締め切り itself is in neither
+    assert is_generic("締め切りはいつ？", documents, spellings=["期限", "申請期限"])
+    assert not is_generic("経費精算の締め切りはいつ？", documents, spellings=["期限", "申請期限"])

@@ -150,3 +150,14 @@ def test_a_question_about_consulting_without_giving_ones_name_gets_the_anonymity
     body = _ask(api, employee, "パワハラを相談したいけど、自分の名前は出したくない。大丈夫？")
     assert body["response_type"] == "answer"
     assert "匿名" in body["answer"], body["answer"]
+
+
+def test_a_deadline_asked_in_everyday_words_without_naming_a_policy_is_asked_back(ingest, api, employee):
+    for name in ("expense.md", "business_travel.md", "leave_childcare.md", "onboarding.md"):
+        ingest(name)
+    body = _ask(api, employee, "締め切りはいつ？")
+    assert body["response_type"] == "clarification", body["answer"]
+    assert len(body["clarification"]["options"]) >= 2
+    body = _ask(api, employee, "経費精算の締め切りはいつ？")
+    assert body["response_type"] == "answer"
+    assert "1ヶ月以内" in body["answer"], body["answer"]
