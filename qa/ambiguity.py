@@ -143,7 +143,9 @@ FACET_DOCUMENTS = 2
 
 # With the kanji it heads (問い合わせ先): one compound, judged by :func:`is_facet` as a whole.
 _KANA_FACET = re.compile(
-    "(?:" + "|".join(sorted((w for w in FACETS if re.search(f"[{_HIRAGANA}]", w)), key=len, reverse=True)) + f")[{_KANJI}]*"
+    "(?:"
+    + "|".join(sorted((w for w in FACETS if re.search(f"[{_HIRAGANA}]", w)), key=len, reverse=True))
+    + f")[{_KANJI}]*"
 )
 
 

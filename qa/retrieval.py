@@ -294,7 +294,9 @@ def is_off_topic(
     if is_english(query):
         if subject_unknown:
             return True
-        return not names_something_retrieved(query, hits, expansions) and max(h.similarity for h in hits) < english_floor
+        return (
+            not names_something_retrieved(query, hits, expansions) and max(h.similarity for h in hits) < english_floor
+        )
     best_sentence = best_sentence_similarity(query, hits)
     # The question's subject (「退職金は…」) is in nothing retrieved, nor are its synonyms, and no
     # sentence is confidently close: the documents are about something else.
