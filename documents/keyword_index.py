@@ -351,12 +351,18 @@ class PostgresKeywordIndex:
             if not idf:
                 return []
             # Each token's postings are read through the index (LATERAL: the plan does
-            # not depend on the planner's statistics of a freshly filled table).
-            visible = "" if version_ids is None else " AND p.version_id = ANY(%s)"
+            # not depend on the planner's statistics of a freshly filled table). The
+            # visible versions are joined as a set, hashed once: "= ANY(array)" on the
+            # postings compared each one with every version (5 s at 100,000 chunks).
+            visible = (
+                ""
+                if version_ids is None
+                else " JOIN (SELECT DISTINCT unnest(%s::bigint[]) AS version_id) v ON v.version_id = p.version_id"
+            )
             sql = (
                 "SELECT p.chunk_id, sum(q.idf * (p.tf * %s) / (p.tf + %s * (1 - %s + %s * p.length / %s))) AS score "
                 "FROM unnest(%s::text[], %s::float8[]) AS q(term, idf) CROSS JOIN LATERAL "
-                f"(SELECT p.chunk_id, p.tf, p.length FROM {t.posting} p WHERE p.term = q.term{visible}) p "
+                f"(SELECT p.chunk_id, p.tf, p.length, p.version_id FROM {t.posting} p WHERE p.term = q.term) p{visible} "
                 f"GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT {int(n)}"
             )
             params: list[Any] = [K1 + 1, K1, B, B, total_tokens / rows, list(idf), list(idf.values())]
@@ -373,8 +379,9 @@ class PostgresKeywordIndex:
                 cur.execute(f"SELECT 1 FROM {self._t.term} WHERE term = %s AND df > 0", [token])
             else:
                 cur.execute(
-                    f"SELECT 1 FROM {self._t.posting} WHERE term = %s AND version_id = ANY(%s) LIMIT 1",
-                    [token, [int(v) for v in version_ids]],
+                    f"SELECT 1 FROM {self._t.posting} p JOIN (SELECT DISTINCT unnest(%s::bigint[]) AS version_id) v "
+                    "ON v.version_id = p.version_id WHERE p.term = %s LIMIT 1",
+                    [[int(v) for v in version_ids], token],
                 )
             return cur.fetchone() is not None
 
