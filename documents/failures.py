@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 
 from django.core.exceptions import ValidationError
-from django.db import DatabaseError
+from django.db import OperationalError
 from django.utils.translation import gettext as _
 
 
@@ -44,7 +44,7 @@ def failure_reason(exc: BaseException) -> str:
             "検索用の索引（ベクトル索引）のサーバーに接続できませんでした。"
             "復旧してから「索引を作り直す」を押してください。続く場合は管理者に連絡してください。"
         )
-    if isinstance(exc, DatabaseError):
+    if isinstance(exc, OperationalError):  # locked or unreachable; other database errors are bugs
         return _("データベースが混み合っていたため保存できませんでした。しばらくしてから「索引を作り直す」を押してください。")
     if type(exc).__module__.split(".")[0] == "chromadb":
         return _(

@@ -45,15 +45,20 @@ def segment(text: str) -> str:
     return " ".join(tokens(text))
 
 
+def query_terms(text: str, *, limit: int = 64) -> list[str]:
+    """The query's distinct tokens in order, at most ``limit``: what keyword search looks for."""
+    seen: dict[str, None] = {}
+    for token in tokens(text):
+        seen.setdefault(token, None)
+        if len(seen) >= limit:
+            break
+    return list(seen)
+
+
 def match_expression(text: str, *, limit: int = 64) -> str:
     """An FTS5 MATCH expression: any of the query's distinct tokens (BM25 ranks them).
 
     Tokens are quoted so that FTS5 syntax characters in a query are inert.
     Returns "" for a query without any searchable token.
     """
-    seen: dict[str, None] = {}
-    for token in tokens(text):
-        seen.setdefault(token, None)
-        if len(seen) >= limit:
-            break
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in seen)
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in query_terms(text, limit=limit))

@@ -349,7 +349,11 @@ def _go_live(version: DocumentVersion, *, dense: DenseIndex, keyword) -> None:  
     try:
         with transaction.atomic():
             document = (
-                Document.objects.select_for_update().select_related("live_version").filter(pk=version.document_id).first()
+                # of=("self",): PostgreSQL cannot lock the nullable side of the join to the live version.
+                Document.objects.select_for_update(of=("self",))
+                .select_related("live_version")
+                .filter(pk=version.document_id)
+                .first()
             )
             if document is None:  # deleted while we were indexing
                 stale = version.pk

@@ -2,7 +2,7 @@
 
 The corpus is chunked and indexed exactly as uploads are (same chunker, same
 embedding text, same keyword segmentation) but into a temporary Chroma
-directory and an in-memory SQLite FTS5 table, so the live data is never touched.
+directory and a throw-away keyword index, so the live data is never touched.
 With answers, each one also gets the verdict the portal would give it, and the
 reliability table (``qa.scoring``) says how often each confidence level was right.
 """
@@ -10,6 +10,7 @@ reliability table (``qa.scoring``) says how often each confidence level was righ
 from __future__ import annotations
 
 import json
+import secrets
 import sqlite3
 import sys
 import tempfile
@@ -18,9 +19,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.db import connection, transaction
+
 from documents.chunking import chunk_document
 from documents.indexing import IndexItem, IndexStats, index_items
-from documents.keyword_index import KeywordIndex
+from documents.keyword_index import Fts5KeywordIndex, KeywordIndex, PostgresKeywordIndex
 from documents.parsing import ParseError, parse_file
 from documents.vectorstore import DenseIndex, open_collection
 from qa.engine import ENGINE_STAGES, EngineConfig, HybridEngine, Mode
@@ -99,13 +102,24 @@ def progress_printer(label: str) -> Callable[[int, int], None]:
 
 
 class ThrowawayIndex:
-    """A temporary dense + keyword index holding one corpus."""
+    """A temporary dense + keyword index holding one corpus.
+
+    The keyword half is on the portal's database engine: an in-memory SQLite
+    FTS5 table, or on PostgreSQL the keyword tables in a schema of their own,
+    dropped afterwards (so ``evaluate`` measures the engine the portal runs on).
+    """
 
     def __init__(self) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="ragportal-eval-")
         self.dense = DenseIndex(open_collection(path=self._tmp.name, name="eval", cache=False))
-        self._db = sqlite3.connect(":memory:")
-        self.keyword = KeywordIndex(self._cursor, placeholder="?")
+        self._db: sqlite3.Connection | None = None
+        self.keyword: KeywordIndex
+        if connection.vendor == "postgresql":
+            schema = f"ragportal_eval_{secrets.token_hex(6)}"
+            self.keyword = PostgresKeywordIndex(connection.cursor, transaction.atomic, schema=schema)
+        else:
+            self._db = sqlite3.connect(":memory:")
+            self.keyword = Fts5KeywordIndex(self._cursor, placeholder="?")
         self.keyword.create()
 
     def _cursor(self):  # noqa: ANN202 - sqlite3 cursors are not context managers; wrap one
@@ -122,8 +136,20 @@ class ThrowawayIndex:
 
         return _Cursor()
 
+    @property
+    def keyword_backend(self) -> str:
+        return "postgresql" if isinstance(self.keyword, PostgresKeywordIndex) else "sqlite-fts5"
+
+    def settle(self) -> None:
+        """After a bulk fill: bring PostgreSQL's planner statistics and visibility map to where autovacuum would."""
+        if isinstance(self.keyword, PostgresKeywordIndex):
+            self.keyword.vacuum()
+
     def close(self) -> None:
-        self._db.close()
+        if isinstance(self.keyword, PostgresKeywordIndex):
+            self.keyword.drop_schema()
+        if self._db is not None:
+            self._db.close()
         self._tmp.cleanup()
 
 

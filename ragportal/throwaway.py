@@ -33,9 +33,11 @@ def create_database(server_url: str, prefix: str = "ragportal_scratch") -> str:
     """Create an empty database on the server of ``server_url`` (whose role may CREATE DATABASE); return its URL."""
     import psycopg
 
+    from psycopg import sql
+
     name = f"{prefix}_{secrets.token_hex(4)}"
     with psycopg.connect(_psycopg_url(server_url), autocommit=True) as connection:
-        connection.execute(f'CREATE DATABASE "{name}"')
+        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     return _with_database(server_url, name)
 
 
@@ -43,9 +45,11 @@ def drop_database(url: str) -> None:
     """Drop the database of ``url``, closing its remaining connections (a killed worker's, say)."""
     import psycopg
 
+    from psycopg import sql
+
     name = urlsplit(url).path.lstrip("/")
     with psycopg.connect(_psycopg_url(_with_database(url, "postgres")), autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        connection.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
 def unique_collection_name(prefix: str = "scratch") -> str:

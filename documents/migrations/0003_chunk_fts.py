@@ -6,7 +6,7 @@ from documents.keyword_index import CREATE_SQL, DROP_SQL
 
 
 def create(apps, schema_editor) -> None:
-    # SQLite FTS5 only; on PostgreSQL the keyword index is not available yet (see README).
+    # SQLite FTS5; on PostgreSQL, 0006 creates the keyword tables.
     if schema_editor.connection.vendor == "sqlite":
         schema_editor.execute(CREATE_SQL)
 

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from documents.keyword_index import KeywordIndex
+from documents.keyword_index import Fts5KeywordIndex
 from documents.segmentation import tokens
 from qa.fusion import Candidate
 from qa.retrieval import clarification_options
@@ -117,7 +117,7 @@ def test_the_keyword_index_returns_stored_bodies_for_the_asked_chunks_only():
             db.commit()
             cur.close()
 
-    keyword = KeywordIndex(cursor, placeholder="?")
+    keyword = Fts5KeywordIndex(cursor, placeholder="?")
     keyword.create()
     keyword.add((cid, cid, text) for cid, text in SIBLINGS.items())
     try:
