@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from collections.abc import Callable, Iterable
 
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, close_old_connections, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -29,6 +30,7 @@ from documents.models import Chunk, Document, DocumentVersion
 from documents.parsing import ParsedDocument, ParseError, parse_file
 from documents.selectors import document_named
 from documents.vectorstore import DenseIndex, announce_change, live_collection
+from ragportal.database_unavailable import DATABASE_UNAVAILABLE_ERRORS, is_database_unavailable
 
 log = logging.getLogger(__name__)
 
@@ -259,14 +261,41 @@ def version_index(*, version: DocumentVersion) -> None:
     versions_index(versions=[version])
 
 
+# A database locked past its timeout (or unreachable) while indexing: wait 1 s, 2 s, 4 s ... and run the
+# indexing again, until the next wait would be longer than this; then each version fails with the reason.
+INDEX_DATABASE_MAX_WAIT_S = 16.0
+
+
 def versions_index(*, versions: list[DocumentVersion]) -> None:
     """Index several versions with their embeddings batched together, then make each live.
 
     Safe against concurrent runs: the live version is re-read before any
     cleanup, an older version never replaces a newer live one, and a document
     deleted meanwhile leaves no entries behind. If the batch fails, each
-    version is retried alone so one bad version cannot fail the others.
+    version is retried alone so one bad version cannot fail the others. A
+    database that stops answering part-way is waited for and the run repeated
+    (its half-written entries belong to these versions and are replaced).
     """
+    wait = 1.0
+    while True:
+        try:
+            _versions_index_once(versions)
+            return
+        except DATABASE_UNAVAILABLE_ERRORS as exc:
+            if transaction.get_connection().in_atomic_block:
+                raise  # the caller's transaction is broken: only the caller can start again
+            if wait > INDEX_DATABASE_MAX_WAIT_S:
+                for version in versions:
+                    version_fail(version=version, exc=exc)
+                return
+            log.warning("database unavailable while indexing (%s); indexing again in %.0f s", exc, wait)
+            close_old_connections()
+            time.sleep(wait)
+            wait *= 2
+
+
+def _versions_index_once(versions: list[DocumentVersion]) -> None:
+    """One run of :func:`versions_index`; a database that cannot be used now raises (nothing recorded)."""
     keyword = live_keyword_index()
     try:
         dense = _dense()
@@ -291,7 +320,9 @@ def versions_index(*, versions: list[DocumentVersion]) -> None:
             sentences=_store_sentences,
             progress=_progress_recorder([(v.pk, len(items[v.pk])) for v in ready]),
         )
-    except Exception as exc:  # noqa: BLE001 - any failure: the live versions must keep answering
+    except Exception as exc:  # any failure: the live versions must keep answering
+        if is_database_unavailable(exc):
+            raise  # versions_index waits and runs again
         if len(ready) == 1:
             _index_failed(ready[0], exc, dense=dense, keyword=keyword)
         else:
@@ -371,7 +402,9 @@ def _go_live(version: DocumentVersion, *, dense: DenseIndex, keyword) -> None:  
                 DocumentVersion.objects.filter(pk=version.pk).update(
                     indexed_at=timezone.now(), embedding_model=EMBEDDING_MODEL_NAME, error=""
                 )
-    except Exception as exc:  # noqa: BLE001 - e.g. the database stayed locked: report, keep the old version
+    except Exception as exc:  # report, keep the old version
+        if is_database_unavailable(exc):
+            raise  # the transaction rolled back: versions_index waits and runs again
         _index_failed(version, exc, dense=dense, keyword=keyword)
         return
     if stale:

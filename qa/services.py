@@ -115,10 +115,7 @@ def answer_question(
     # Searched before anything is stored: with the dense index unreachable this raises
     # DenseIndexUnavailableError and leaves no conversation or answer behind.
     result = search(user=user, query=search_query, document_id=document.pk if document else None)
-    if conversation is None:
-        conversation = Conversation.objects.create(user=user, title=text[:60])
     answer = Answer(
-        conversation=conversation,
         user=user,
         question=text,
         search_query=search_query,
@@ -152,9 +149,15 @@ def answer_question(
     else:
         generated = _answer_with_provider(answer, text, result, history=turns[-3:])
     answer.latency_ms = (time.perf_counter() - started) * 1000
-    _save(answer, generated)
-    Conversation.objects.filter(pk=conversation.pk).update(title=conversation.title or text[:60])
-    conversation.save(update_fields=["updated_at"])
+    # One transaction, after the slow part: a database that fails here (a lock that
+    # outlasts its timeout) leaves neither a new conversation nor half an answer.
+    with transaction.atomic():
+        if conversation is None:
+            conversation = Conversation.objects.create(user=user, title=text[:60])
+        answer.conversation = conversation
+        _save(answer, generated)
+        Conversation.objects.filter(pk=conversation.pk).update(title=conversation.title or text[:60])
+        conversation.save(update_fields=["updated_at"])
     return answer
 
 

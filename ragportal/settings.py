@@ -68,6 +68,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # A database lock that outlasts its timeout, or a database that cannot be reached: 503, not 500.
+    "ragportal.database_unavailable.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "ragportal.urls"
@@ -96,14 +98,22 @@ DATABASES = {
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
     )
 }
+# How long a write waits for SQLite's lock (another writer) before giving up; a
+# request that gives up gets a 503 saying so (ragportal/database_unavailable.py), not a 500.
+DATABASE_LOCK_TIMEOUT_S = env_float("DATABASE_LOCK_TIMEOUT_S", 20.0, minimum=0.1)
+# How long opening a PostgreSQL connection may take: a server that is down or
+# unreachable is a quick 503, not a request hanging on the operating system's TCP timeout.
+DATABASE_CONNECT_TIMEOUT_S = env_int("DATABASE_CONNECT_TIMEOUT_S", 5, minimum=1)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Concurrent readers while indexing writes; writers take the lock up front
     # (IMMEDIATE) and wait for it instead of failing on a read-then-write upgrade.
     DATABASES["default"]["OPTIONS"] = {
-        "timeout": 20,
+        "timeout": DATABASE_LOCK_TIMEOUT_S,
         "init_command": "PRAGMA journal_mode=WAL;",
         "transaction_mode": "IMMEDIATE",
     }
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = DATABASE_CONNECT_TIMEOUT_S
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -23,3 +23,6 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]
+
+# An exception raised outside a view (a middleware saving the session) that is a database outage is a 503 too.
+handler500 = "ragportal.database_unavailable.server_error"

@@ -67,3 +67,27 @@ def test_a_form_sent_without_its_csrf_token_gets_the_portal_page_not_djangos(emp
     assert "フォームの有効期限が切れました" in body
     assert "CSRF verification failed" not in body
     assert "質問ページに戻る" in body
+
+
+def test_a_database_outage_outside_a_view_gets_the_503_page_not_the_500_page():
+    """handler500 sees what failed: a lock or connection failure in a middleware (saving the session) is a 503 too."""
+    from django.db import OperationalError
+
+    from ragportal.database_unavailable import server_error as portal_server_error
+
+    try:
+        raise OperationalError("database is locked")
+    except OperationalError:
+        response = portal_server_error(RequestFactory().get("/"))
+    body = response.content.decode()
+    assert response.status_code == 503
+    assert response["Retry-After"] == "30"
+    assert "データベースに一時的に接続できません。しばらくしてからもう一度お試しください。" in body
+    assert "質問ページに戻る" in body
+
+    try:
+        raise ValueError("a bug")
+    except ValueError:
+        response = portal_server_error(RequestFactory().get("/"))
+    assert response.status_code == 500
+    assert "サーバーエラー" in response.content.decode()

@@ -32,11 +32,33 @@ document.addEventListener("htmx:afterRequest", function (event) {
   }
 });
 
-// The server failed (5xx, or a network error): say so where the form's errors go.
+// The server failed (5xx, or a network error): say so where the form's errors go. A portal
+// error page (the 503 of a database that cannot be reached) says why: show its sentence.
+function errorPageMessage(xhr) {
+  if (!xhr || !xhr.responseText) {
+    return "";
+  }
+  const page = new DOMParser().parseFromString(xhr.responseText, "text/html");
+  const message = page.querySelector("[data-error-message]");
+  return message ? message.textContent.trim() : "";
+}
+
 document.addEventListener("htmx:responseError", function (event) {
   const form = event.target;
+  const xhr = event.detail.xhr;
+  const reason = xhr && xhr.status === 503 ? errorPageMessage(xhr) : "";
   if (isAskForm(form)) {
-    document.getElementById("ask-errors").textContent = form.dataset.failedMessage;
+    document.getElementById("ask-errors").textContent = reason || form.dataset.failedMessage;
+  } else if (reason && form.matches && form.matches("form[data-swaps-400]")) {
+    // The upload and replace forms: the reason goes on top of the form, which stays as filled in.
+    let box = form.querySelector("[data-request-error]");
+    if (!box) {
+      box = document.createElement("div");
+      box.setAttribute("role", "alert");
+      box.dataset.requestError = "";
+      form.prepend(box);
+    }
+    box.textContent = reason;
   }
 });
 

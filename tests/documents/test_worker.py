@@ -9,6 +9,7 @@ scenarios on PostgreSQL and a Chroma server).
 from __future__ import annotations
 
 import sqlite3
+import subprocess
 import threading
 import time
 from datetime import datetime, timezone
@@ -16,13 +17,17 @@ from pathlib import Path
 
 import pytest
 
+from django.conf import settings
+
 from tests.portal import (
     TRAVEL_V1,
+    TRAVEL_V2,
     Portal,
     upload_is_made_live_by_a_worker,
     worker_killed_while_embedding_a_new_version,
     worker_processes,
 )
+from tests.servers import free_port
 
 
 @pytest.fixture
@@ -72,3 +77,104 @@ def test_a_briefly_locked_database_delays_indexing_but_does_not_fail_it(portal):
     assert released and claimed >= released[0] - 0.5
     assert portal.row("SELECT status, status_message FROM documents_document") == ("ready", "")
     assert "2,000円" in portal.answer_text()
+
+
+def test_a_worker_outlives_a_lock_longer_than_its_timeout_and_then_indexes(portal):
+    """The write lock outlasts the worker's lock timeout: the worker logs it, waits and retries instead
+    of dying, and once the lock is gone the queued document goes live."""
+    portal.ingest(TRAVEL_V1)
+    locker = sqlite3.connect(portal.data_dir / "ragportal.sqlite3", isolation_level=None, check_same_thread=False)
+    locker.execute("BEGIN IMMEDIATE")
+    process = subprocess.Popen(
+        portal.command("index_worker", "--sole-worker", "--interval", "0.2", "--nice", "0"),
+        env={**portal.env, "DATABASE_LOCK_TIMEOUT_S": "1"}, cwd=settings.BASE_DIR,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    log: list[str] = []
+    reader = threading.Thread(target=lambda: log.extend(process.stderr), daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 120
+        while sum("database unavailable" in line for line in log) < 2:
+            assert process.poll() is None, "the worker died:\n" + "".join(log)
+            assert time.monotonic() < deadline, "the worker never reported the locked database:\n" + "".join(log)
+            time.sleep(0.1)
+        assert portal.row("SELECT status FROM documents_document") == ("indexing",)
+        locker.execute("ROLLBACK")
+
+        deadline = time.monotonic() + 180
+        while portal.row("SELECT status FROM documents_document") == ("indexing",):
+            assert process.poll() is None, "the worker died:\n" + "".join(log)
+            assert time.monotonic() < deadline, "the document never went live:\n" + "".join(log)
+            time.sleep(0.2)
+    finally:
+        locker.close()
+        if process.poll() is None:
+            process.kill()
+        process.wait(10)
+
+    assert portal.row("SELECT status, status_message FROM documents_document") == ("ready", "")
+    assert portal.row("SELECT status FROM django_tasks_database_dbtaskresult") == ("SUCCESSFUL",)
+    assert "2,000円" in portal.answer_text()
+
+
+def test_a_worker_whose_postgresql_is_down_keeps_retrying_with_longer_waits(portal):
+    """No database server at all: the worker stays up, says so in its log and waits longer each time."""
+    process = subprocess.Popen(
+        portal.command("index_worker", "--nice", "0"),
+        env={**portal.env, "DATABASE_URL": f"postgres://portal@127.0.0.1:{free_port()}/portal"},
+        cwd=settings.BASE_DIR, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    log: list[str] = []
+    threading.Thread(target=lambda: log.extend(process.stderr), daemon=True).start()
+    try:
+        deadline = time.monotonic() + 60
+        while sum("database unavailable" in line for line in log) < 3:
+            assert process.poll() is None, "the worker died:\n" + "".join(log)
+            assert time.monotonic() < deadline, "the worker never reported the missing database:\n" + "".join(log)
+            time.sleep(0.1)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(10)
+
+    waits = [line.split("retries in ")[1].strip() for line in log if "retries in" in line]
+    assert waits[:3] == ["1 s", "2 s", "4 s"]
+
+
+def test_a_lock_longer_than_the_timeout_in_the_middle_of_indexing_is_retried_not_failed(portal):
+    """The write lock outlasts the worker's timeout while it embeds a version: once the lock is gone the
+    version is indexed again and goes live, instead of failing or staying 「索引作成中」."""
+    portal.ingest(TRAVEL_V2)
+    version = portal.row("SELECT id FROM documents_documentversion")[0]
+    process = subprocess.Popen(
+        portal.command("index_worker", "--sole-worker", "--interval", "0.2", "--nice", "0"),
+        env={**portal.env, "DATABASE_LOCK_TIMEOUT_S": "1"}, cwd=settings.BASE_DIR,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    log: list[str] = []
+    threading.Thread(target=lambda: log.extend(process.stderr), daemon=True).start()
+    locker = sqlite3.connect(portal.data_dir / "ragportal.sqlite3", isolation_level=None, check_same_thread=False)
+    try:
+        deadline = time.monotonic() + 180
+        while portal.row("SELECT chunks_embedded FROM documents_documentversion WHERE id = ?", version)[0] == 0:
+            assert process.poll() is None and time.monotonic() < deadline, "the worker never started embedding"
+            time.sleep(0.05)
+        locker.execute("BEGIN IMMEDIATE")
+        time.sleep(4)  # the worker's next write waits 1 s and gives up
+        locker.execute("ROLLBACK")
+
+        deadline = time.monotonic() + 240
+        while portal.row("SELECT status FROM documents_document") == ("indexing",):
+            assert process.poll() is None, "the worker died:\n" + "".join(log)
+            assert time.monotonic() < deadline, "the document stayed 索引作成中:\n" + "".join(log)
+            time.sleep(0.2)
+    finally:
+        locker.close()
+        if process.poll() is None:
+            process.kill()
+        process.wait(10)
+
+    assert "locked" in "".join(log)  # the lock did cut the first run off
+    assert portal.row("SELECT status, status_message FROM documents_document") == ("ready", ""), "".join(log)
+    assert "3,500円" in portal.answer_text()

@@ -1,18 +1,29 @@
 from __future__ import annotations
 
+import logging
 import os
+import time
 
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
+from django.db import connections
 
 from documents.recovery import indexing_requeue
+from ragportal.database_unavailable import DATABASE_UNAVAILABLE_ERRORS
+
+log = logging.getLogger(__name__)
+
+# Waits between attempts while the database cannot be used: 1 s, 2 s, 4 s ... up to this.
+MAX_BACKOFF_S = 30.0
 
 
 class Command(BaseCommand):
     help = (
         "Run an indexing worker: re-queue documents a crashed worker left 「索引作成中」, then run "
         "django-tasks-db's db_worker. The worker runs at a lower CPU priority than the web server, so "
-        "questions stay fast while a large document is embedded."
+        "questions stay fast while a large document is embedded. When the database is locked for "
+        "longer than its timeout or cannot be reached, the worker logs it, waits (backing off up to "
+        f"{MAX_BACKOFF_S:.0f} s) and carries on once the database is back."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -28,11 +39,27 @@ class Command(BaseCommand):
     def handle(self, *args: object, **options: object) -> None:
         if options["nice"]:
             os.nice(int(options["nice"]))
-        report = indexing_requeue(sole_worker=bool(options["sole_worker"]))
+        backoff = 1.0
+        while True:
+            try:
+                self._recover(sole_worker=bool(options["sole_worker"]))
+                # Reached only once the database answered: the next outage starts from a short wait again.
+                backoff = 1.0
+                worker_options = {"interval": options["interval"], "batch": bool(options["batch"]), "reload": False}
+                call_command("db_worker", startup_delay=False, verbosity=options["verbosity"], **worker_options)
+                return
+            except DATABASE_UNAVAILABLE_ERRORS as exc:
+                # A task cut off here stays "running"; the recovery at the next round re-queues it
+                # (at once with --sole-worker, else after RAG_INDEX_TASK_TIMEOUT_S).
+                log.warning("database unavailable (%s); the indexing worker retries in %.0f s", exc, backoff)
+                connections.close_all()
+                time.sleep(backoff)
+                backoff = min(backoff * 2, MAX_BACKOFF_S)
+
+    def _recover(self, *, sole_worker: bool) -> None:
+        report = indexing_requeue(sole_worker=sole_worker)
         if report.abandoned_tasks or report.requeued or report.failed:
             self.stdout.write(
                 f"recovery: {report.abandoned_tasks} abandoned task(s) marked failed; "
                 f"re-queued {', '.join(report.requeued) or 'nothing'}; gave up on {', '.join(report.failed) or 'nothing'}"
             )
-        worker_options = {"interval": options["interval"], "batch": bool(options["batch"]), "reload": False}
-        call_command("db_worker", startup_delay=False, verbosity=options["verbosity"], **worker_options)
