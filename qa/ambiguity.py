@@ -51,6 +51,9 @@ _INTERROGATIVE = re.compile(
 )
 # A single kanji followed by kana: a verb or adjective stem with its first okurigana (働く → 働く).
 _VERB_STEM = re.compile(f"(?<![{_KANJI}0-9])([{_KANJI}])[{_HIRAGANA}]")
+# Such a stem directly before a topic or subject particle is a noun, the thing asked about
+# (「休みは何日？」: 休み, the days off), even when the verb itself only asks or gets (休める, 出る).
+_NOUN_BEFORE_PARTICLE = re.compile("(?:は|が|って)")
 # Stems that ask, get or give rather than name the topic (教えて, 知りたい, 出る, 使える), and
 # nouns of time and place before a particle (何日前まで, 月に, 年の).
 _NOT_TOPIC_STEMS = frozenset("教知聞分言見思行来出入使取持良得貰受休" "前後中上下内外時日月年毎今次")
@@ -65,11 +68,19 @@ def content_terms(text: str) -> list[str]:
     """The question's content terms in order, each once (folded: NFKC, lower case).
 
     A lone kanji with its okurigana counts when it is a verb that says what the
-    question is about (「働く」「忘れ」「泊ま」), not one that only asks (「教えて」「知りたい」).
+    question is about (「働く」「忘れ」「泊ま」), not one that only asks (「教えて」「知りたい」),
+    and when it is a noun before は/が/って (「休みは何日もらえる？」: 休み).
     """
     folded = _INTERROGATIVE.sub(" ", fold(text))
-    found = [(m.start(), m.group()) for m in _TERM.finditer(folded)]
-    found += [(m.start(), m.group()) for m in _VERB_STEM.finditer(folded) if m.group(1) not in _NOT_TOPIC_STEMS]
+    # An aspect word written with kana (締め切り, 手続き, 問い合わせ) is one term, not two stems.
+    found = [(m.start(), m.group()) for m in _KANA_FACET.finditer(folded)]
+    folded = _KANA_FACET.sub(lambda m: " " * len(m.group()), folded)
+    found += [(m.start(), m.group()) for m in _TERM.finditer(folded)]
+    found += [
+        (m.start(), m.group())
+        for m in _VERB_STEM.finditer(folded)
+        if m.group(1) not in _NOT_TOPIC_STEMS or _NOUN_BEFORE_PARTICLE.match(folded, m.end())
+    ]
     terms = (term for _start, term in sorted(found))
     return list(dict.fromkeys(t for t in terms if len(t) >= 2 and t not in _ENGLISH_FUNCTION_WORDS))
 
@@ -88,25 +99,35 @@ def document_frequency(term: str, documents: Mapping[int, Sequence[str]]) -> int
     return sum(1 for texts in documents.values() if any(term in text for text in texts))
 
 
-def is_generic(text: str, documents: Mapping[int, Sequence[str]]) -> bool:
+def is_generic(text: str, documents: Mapping[int, Sequence[str]], *, spellings: Sequence[str] = ()) -> bool:
     """True when ``text`` is short and none of its words points at one of ``documents``.
 
     ``documents`` maps each document retrieval considered to its folded texts
     (title, section and body of its candidate chunks). Generic: short, at most
     one content term, and that term occurs in at least
-    ``min(GENERIC_TERM_DOCUMENTS, len(documents))`` of them; a term found in no
-    document is not generic (it may name something no document covers).
+    ``min(GENERIC_TERM_DOCUMENTS, len(documents))`` of them; or only aspect
+    words (:data:`FACETS`), each in at least :data:`FACET_DOCUMENTS`. A term
+    found in no document is not generic (it may name something no document covers).
+    ``spellings`` are the question's glossary expansions: an aspect asked in
+    everyday words (「締め切り」) is found where the documents use the aspect word
+    the glossary gives for it (期限).
     """
     if not is_short(text):
         return False
     terms = content_terms(text)
-    if len(terms) > 1:
+    facets_only = bool(terms) and all(is_facet(term) for term in terms)
+    if len(terms) > 1 and not facets_only:
         return False
     needed = min(GENERIC_TERM_DOCUMENTS, len(documents))
-    if terms and is_facet(terms[0]) and len(documents) >= FACET_DOCUMENTS:
-        # 「申請方法を教えて」, 「補助はいくら？」: an aspect every policy has, named in several of them.
+    if facets_only and len(documents) >= FACET_DOCUMENTS:
+        # 「申請方法を教えて」, 「補助はいくら？」, 「必要な書類は？」: aspects every policy has, named in
+        # several of them; two aspects (必要 + 書類) name a policy no more than one does.
         needed = FACET_DOCUMENTS
-    return all(document_frequency(term, documents) >= max(needed, 1) for term in terms)
+    other_facets = [fold(word) for word in spellings if is_facet(fold(word))] if facets_only else []
+    return all(
+        max(document_frequency(spelling, documents) for spelling in [term, *other_facets]) >= max(needed, 1)
+        for term in terms
+    )
 
 
 # Words that name an aspect of a policy rather than a policy (「申請」「方法」「上限」「補助」):
@@ -114,10 +135,18 @@ def is_generic(text: str, documents: Mapping[int, Sequence[str]]) -> bool:
 FACETS = frozenset(
     "申請 方法 手続 手続き 期限 締切 締め切り 上限 下限 金額 費用 料金 手当 補助 支給 条件 対象 対象者 窓口 "
     "連絡先 問い合わせ 問合せ 場所 時間 日数 回数 期間 ルール 規則 規定 手順 流れ 必要 書類 理由 注意 注意点 "
-    "基準 種類 範囲 提出 提出先 担当 担当者 承認 手順書 やり方 方法論 金 額 額面 単価".split()
+    "基準 種類 範囲 提出 提出先 担当 担当者 承認 手順書 やり方 方法論 金 額 額面 単価 先".split()
 )
 # A facet question is asked back when its facet occurs in at least this many candidate documents.
 FACET_DOCUMENTS = 2
+
+
+# With the kanji it heads (問い合わせ先): one compound, judged by :func:`is_facet` as a whole.
+_KANA_FACET = re.compile(
+    "(?:"
+    + "|".join(sorted((w for w in FACETS if re.search(f"[{_HIRAGANA}]", w)), key=len, reverse=True))
+    + f")[{_KANJI}]*"
+)
 
 
 def is_facet(term: str) -> bool:

@@ -27,7 +27,7 @@ from documents.models import Chunk
 from documents.selectors import searchable_version_ids
 from documents.sentence_vectors import unpack, vectors_for
 from documents.vectorstore import DenseIndex, live_collection
-from qa.ambiguity import is_generic, is_short
+from qa.ambiguity import content_terms, is_generic, is_short
 from qa.engine import EngineConfig, HybridEngine, Mode
 from qa.expansion import dictionary_rules, expand
 from qa.fusion import Candidate
@@ -120,7 +120,11 @@ def search(
     chunks = _candidate_chunks(result.candidates, version_ids)
     hits = _hits(result.candidates, chunks, k=k, per_document=per_document)
     short = is_short(query)
-    generic = short and document_id is None and is_generic(query, _document_texts(chunks.values()))
+    generic = (
+        short
+        and document_id is None
+        and is_generic(query, _document_texts(chunks.values()), spellings=expansion.added_keywords)
+    )
     keywords = live_keyword_index()
     subject_unknown = bool(hits) and unknown_subject(
         query,
@@ -250,7 +254,14 @@ def clarification_options(
 
 
 def is_off_topic(
-    query: str, hits: list[RetrievedChunk], *, floor: float, confident: float, subject_unknown: bool = False
+    query: str,
+    hits: list[RetrievedChunk],
+    *,
+    floor: float,
+    confident: float,
+    subject_unknown: bool = False,
+    english_floor: float = 0.0,
+    expansions: Sequence[str] = (),
 ) -> bool:
     """True when nothing retrieved is close to ``query``: no hits, or no hit and no sentence of one near enough.
 
@@ -261,10 +272,17 @@ def is_off_topic(
     apart better than whole chunks, which share their vocabulary with too many
     questions; but a sentence lacks its heading (「申請期限は支払日から1ヶ月以内です」
     under 「経費精算ガイド > 申請方法」), so a confidently retrieved chunk keeps the
-    question on topic. An English question is not judged by similarity: across
-    languages the same meaning scores lower, and it has no keyword evidence
-    either (the answer step judges it); only ``subject_unknown`` makes it
-    off-topic. ``floor`` 0 turns the check off.
+    question on topic. An English question is not judged by sentence similarity:
+    across languages the same meaning scores lower, and it has no keyword
+    evidence either. It is off-topic when ``subject_unknown``, or when none of
+    its words is in the glossary (no Japanese term among ``expansions``) and its
+    best chunk is less than ``english_floor`` similar: 「What will the weather be
+    like tomorrow?」 names nothing the documents use and is only loosely close
+    to any of them, while 「What are the core hours of the flextime system?」
+    names no glossary word either but is close to the chunk that answers it.
+    A word the retrieved chunks use as it is (VPN, USB, Wi-Fi) counts as a
+    glossary word (:func:`names_something_retrieved`).
+    ``floor`` 0 turns the check off.
 
     Also off-topic: a question whose subject is in nothing the user may read
     (``subject_unknown``, from :func:`unknown_subject`), when no sentence reaches ``confident``.
@@ -274,7 +292,11 @@ def is_off_topic(
     if floor <= 0:
         return False
     if is_english(query):
-        return subject_unknown
+        if subject_unknown:
+            return True
+        return (
+            not names_something_retrieved(query, hits, expansions) and max(h.similarity for h in hits) < english_floor
+        )
     best_sentence = best_sentence_similarity(query, hits)
     # The question's subject (「退職金は…」) is in nothing retrieved, nor are its synonyms, and no
     # sentence is confidently close: the documents are about something else.
@@ -283,6 +305,23 @@ def is_off_topic(
     if max(h.similarity for h in hits) >= confident:
         return False
     return best_sentence < floor
+
+
+_LATIN_WORD = re.compile(r"[0-9a-z]+(?:-[0-9a-z]+)*")
+
+
+def names_something_retrieved(query: str, hits: Sequence[RetrievedChunk], expansions: Sequence[str] = ()) -> bool:
+    """Whether an English ``query`` names something the documents name: a glossary word, or one the hits use.
+
+    A glossary word is a Japanese term among ``expansions`` (「paid leave」 → 有給休暇); a
+    word the hits use is a content word of three letters or more written as it is in
+    a retrieved chunk (「VPN」, 「USB」, 「Wi-Fi」). 「weather」 and 「tomorrow」 are neither.
+    """
+    if any(not term.isascii() for term in expansions):
+        return True
+    used = {word for h in hits for word in _LATIN_WORD.findall(fold(f"{h.section}\n{h.text}"))}
+    words = set(content_terms(query)) | {w for w in _LATIN_WORD.findall(fold(query)) if "-" in w}
+    return any(len(word) >= 3 and word in used for word in words)
 
 
 # The subject of a question: the words before its first topic particle (「本社の駐車場は…」).

@@ -1,8 +1,9 @@
 """The question workflow and feedback: the only code that writes answers.
 
 answer_question: follow-up aware search query → expansion + ACL retrieval →
-"not found" when nothing retrieved is close (off-topic), a clarification when a
-short question names no document (neither calls the provider), or the provider
+"not found" when nothing retrieved is close (off-topic) unless the question names
+only an aspect several documents have, a clarification when a short question
+names no document (neither calls the provider), or the provider
 → verification (+ one strict retry when ungrounded) → Answer, Citation rows and
 the evidence snapshot.
 """
@@ -24,6 +25,7 @@ from documents.embeddings import embed_passages
 from documents.models import Document
 from documents.selectors import visible_documents
 from documents.sentence_vectors import vectors_for
+from qa.ambiguity import content_terms
 from qa.models import Answer, AnswerSource, Citation, Conversation, Feedback
 from qa.providers import get_provider
 from qa.retrieval import SearchResult, clarification_options, is_off_topic, search
@@ -133,7 +135,13 @@ def answer_question(
         floor=settings.RAG_OFF_TOPIC_SIMILARITY,
         confident=settings.RAG_CONFIDENCE_HIGH,
         subject_unknown=result.subject_unknown,
+        english_floor=settings.RAG_OFF_TOPIC_SIMILARITY_EN,
+        expansions=result.added_keywords,
     )
+    if off_topic and result.generic_question and not result.subject_unknown and content_terms(search_query):
+        # 「締め切りはいつ？」: no sentence is close because the question names only an aspect that
+        # several of the documents have; which one is meant is the question to ask, not "not found".
+        off_topic = False
     options = (
         []
         if document is not None or off_topic

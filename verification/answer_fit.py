@@ -7,7 +7,8 @@ Three signals judge the fit of an answer to its question:
 1. **answer type**: what the question asks for (:func:`asked_types`) and whether
    the answer carries it (:func:`carries`): a date or deadline for いつ/期限/締め切り,
    a quantity for 何日/いくら/何時間, a role, place or contact for 誰/どこ/連絡先,
-   steps for どうすれば/手順;
+   steps for どうすれば/手順, a price or who pays for お金はかかる？, a name
+   (quoted, or a Latin word) for 名前は？;
 2. **key terms**: the share of the question's content words (character bigrams
    of its kanji/katakana runs, Latin words) found in the answer or in the
    sections it quotes; not judged for an English question over Japanese text;
@@ -31,6 +32,8 @@ QUANTITY = "quantity"
 CONTACT = "contact"
 NUMBER = "number"
 STEPS = "steps"
+COST = "cost"
+NAME = "name"
 
 # What a question asks for, on NFKC + lower-cased text. Order matters only for reading.
 _ASKS: dict[str, re.Pattern[str]] = {
@@ -50,6 +53,16 @@ _ASKS: dict[str, re.Pattern[str]] = {
         r"どうすれば|どうしたら|どうやって|どのように|手順|方法|やり方|手続|申請するには|\bhow (do|to|can|should)\b|"
         r"\bwhat should\b|\bsteps?\b|\bprocedure\b"
     ),
+    # Whether something costs money: 「なくしたらお金はかかる？」, 「再発行に手数料は必要？」, 「有料？」.
+    COST: re.compile(
+        r"(お金|費用|料金|手数料|代金)(は|が|って|も)?(かか|要る|いる|必要|取られ)|有料|無料|"
+        r"\b(cost|costs|fee|fees|charge|charged)\b"
+    ),
+    # What something is called: 「アプリの名前は？」, 「名称を教えて」, 「何というシステム？」 (not 「名前は出したくない」).
+    NAME: re.compile(
+        r"(名前|名称)(は|って|を)?(何|なに|なん|教え|知り|[?？]|$)|何という|なんという|何て(いう|言う)|"
+        r"\b(what is|what's) the name\b|\bcalled\b"
+    ),
 }
 
 # What carries each answer type in a (Japanese) answer, on NFKC + lower-cased text.
@@ -62,6 +75,11 @@ _CONTACT_WORDS = re.compile(
 _NUMBER_VALUE = re.compile(
     r"\d{2,4}-\d{2,4}-\d{3,4}|内線[:：\s]*\d{3,}|[\w.+-]+@[\w-]+\.[\w.]+|https?://|[a-z0-9-]+\.[a-z0-9-]+\.[a-z]{2,}"
 )
+# A price or a statement of who pays: 「1,000円を差し引きます」, 「全額を補助します」, 「無料です」.
+_COST_WORDS = re.compile(r"無料|有料|全額|補助|負担|支給|差し引|実費|不要|かかりません")
+# A name as the documents write one: quoted (「AOBA Connect」), or a Latin word of four letters or more;
+# not a quoted document title pointing elsewhere (「社内Wi-Fi・VPN利用ガイド」(network_vpn.md)).
+_NAME_VALUE = re.compile(r"[「『][^」』]+[」』](?!\s*\([^)]*\.[a-z]+\))|\b[a-z][a-z0-9]{3,}\b(?![^(]*\.[a-z]+\))")
 _STEP_WORDS = re.compile(
     r"申請|提出|連絡|入力|ログイン|アクセス|ください|行って|行う|手順|選択|クリック|登録|報告|相談|届け|"
     r"利用して|使って|経由|から行|[①-⑳]|(^|\n)\s*\d+[.)]\s"
@@ -204,6 +222,12 @@ def carries(answer_type: str, text: str) -> bool:
         return bool(_STEP_WORDS.search(norm))
     if answer_type == NUMBER:
         return bool(_NUMBER_VALUE.search(norm))
+    if answer_type == COST:
+        return bool(_COST_WORDS.search(norm)) or any(
+            q.unit == "yen" for q in extract_quantities(norm, already_nfkc=True)
+        )
+    if answer_type == NAME:
+        return bool(_NAME_VALUE.search(norm))
     raise ValueError(f"unknown answer type: {answer_type!r}")
 
 

@@ -37,8 +37,10 @@ from verification.grounding import ENGLISH_LEAD_IN
 from verification.quantities import extract_quantities
 from verification.answer_fit import (
     CONTACT,
+    COST,
     COUNTER_PREFIX,
     DATE,
+    NAME,
     NUMBER,
     QUANTITY,
     STEPS,
@@ -76,7 +78,7 @@ _QUESTION_BIGRAMS = frozenset(
 
 # Bonus for a sentence that carries the kind of answer the question asks for
 # (verification.answer_fit defines both the question types and what carries them).
-_TYPE_BONUS = {DATE: 0.15, QUANTITY: 0.12, CONTACT: 0.12, NUMBER: 0.3, STEPS: 0.08}
+_TYPE_BONUS = {DATE: 0.15, QUANTITY: 0.12, CONTACT: 0.12, NUMBER: 0.3, STEPS: 0.08, COST: 0.15, NAME: 0.15}
 UNIT_BONUS = 0.25
 # A sentence that only sends the reader elsewhere (「…を参照してください」) answers nothing by itself.
 # So does one that says what a document covers (「本規程は、…について定めます」).

@@ -31,7 +31,7 @@ def _glossary(transactional_db):
 
     from django.apps import apps
 
-    for name in ("0002_default_synonyms", "0006_english_glossary", "0008_everyday_words"):
+    for name in ("0002_default_synonyms", "0006_english_glossary", "0008_everyday_words", "0009_anonymity_words"):
         importlib.import_module(f"qa.migrations.{name}").add(apps, None)
 
 

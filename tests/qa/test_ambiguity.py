@@ -28,6 +28,10 @@ DOCUMENTS = {
         ("VPNの接続先は何ですか？", ["vpn", "接続先"]),
         ("How do I apply for remote work?", ["apply", "remote", "work"]),
         ("なくしたらどうすればいい？", []),
+        ("休みは何日もらえる？", ["休み"]),  # a noun before は names the topic
+        ("何日休める？", []),  # the same stem as a verb only asks
+        ("締め切りはいつ？", ["締め切り"]),  # an aspect word written with kana stays whole
+        ("問い合わせ先は？", ["問い合わせ先"]),
     ],
 )
 def test_content_terms_leave_out_particles_interrogatives_and_function_words(question, terms):
@@ -113,3 +117,22 @@ def test_a_verb_that_names_the_topic_makes_a_short_question_clear() -> None:
     documents = {n: ["時間 勤務時間 所定労働時間"] for n in range(5)}
     assert is_generic("時間は何時間？", documents)
     assert not is_generic("1日に働く決まりの時間は何時間？", documents)
+
+
+def test_a_short_question_of_several_aspect_words_names_no_document_either() -> None:
+    documents = {
+        1: ["経費精算ガイド\n提出書類\n申請に必要な書類は領収書です。"],
+        2: ["入社手続きガイド\n提出書類\n入社前に必要な書類を提出します。"],
+    }
+    assert is_generic("必要な書類は？", documents)
+    assert not is_generic("経費精算に必要な書類は？", documents)  # 経費精算 names the document
+
+
+def test_an_aspect_asked_in_everyday_words_is_found_under_the_glossary_word_the_documents_use() -> None:
+    documents = {
+        1: ["経費精算ガイド\n申請期限\n申請期限は支払日から1ヶ月以内です。"],
+        2: ["出張旅費規程\n申請\n出張申請の期限は出発の3営業日前です。"],
+    }
+    assert not is_generic("締め切りはいつ？", documents)  # 締め切り itself is in neither
+    assert is_generic("締め切りはいつ？", documents, spellings=["期限", "申請期限"])
+    assert not is_generic("経費精算の締め切りはいつ？", documents, spellings=["期限", "申請期限"])

@@ -104,3 +104,60 @@ def test_a_count_no_document_states_is_not_found_and_a_stated_one_is_answered(in
     body = _ask(api, employee, "ノートPCは1人何台もらえる？")
     assert body["response_type"] == "answer"
     assert "1人1台" in body["answer"]
+
+
+def test_an_english_question_about_nothing_the_documents_cover_gets_the_english_not_found(ingest, api, employee):
+    for name in ("attendance.md", "expense.md", "office_rules.html"):
+        ingest(name)
+    body = _ask(api, employee, "What will the weather be like tomorrow?")
+    assert body["response_type"] == "not_found", body["answer"]
+    assert body["answer"] == NOT_FOUND_MESSAGE_EN
+    # No glossary word either, but close to the section that answers it: still answered.
+    body = _ask(api, employee, "What are the core hours of the flextime system?")
+    assert body["response_type"] == "answer"
+    assert "10:00〜15:00" in body["answer"], body["answer"]
+
+
+def test_a_short_question_naming_its_topic_with_a_noun_like_yasumi_is_answered_not_asked_back(ingest, api, employee):
+    for name in ("attendance.md", "leave_childcare.md", "expense.md", "business_travel.md", "overtime.md"):
+        ingest(name)
+    body = _ask(api, employee, "休みは何日もらえる？")
+    assert body["response_type"] == "answer", body["answer"]
+    assert "10日" in body["answer"], body["answer"]
+    body = _ask(api, employee, "上限はいくら？")
+    assert body["response_type"] == "clarification"
+
+
+def test_a_question_whether_something_costs_money_gets_the_fee_not_the_neighbouring_rule(ingest, api, employee):
+    for name in ("office_rules.html", "equipment.md", "onboarding.md"):
+        ingest(name)
+    body = _ask(api, employee, "入館用のカードをなくしたらお金はかかる？")
+    assert body["response_type"] == "answer"
+    assert "1,000円" in body["answer"], body["answer"]
+
+
+def test_an_answer_naming_no_app_to_the_question_for_its_name_is_not_high(ingest, api, employee):
+    for name in ("remote_work.md", "network_vpn.md", "information_security.md"):
+        ingest(name)
+    body = _ask(api, employee, "家から会社のシステムにつなぐときに起動するアプリの名前は？")
+    assert body["response_type"] == "answer"
+    assert body["confidence"] != "high" or "AOBA Connect" in body["answer"], body["answer"]
+
+
+def test_a_question_about_consulting_without_giving_ones_name_gets_the_anonymity_rule(ingest, api, employee):
+    for name in ("harassment.md", "privacy.md", "leave_childcare.md"):
+        ingest(name)
+    body = _ask(api, employee, "パワハラを相談したいけど、自分の名前は出したくない。大丈夫？")
+    assert body["response_type"] == "answer"
+    assert "匿名" in body["answer"], body["answer"]
+
+
+def test_a_deadline_asked_in_everyday_words_without_naming_a_policy_is_asked_back(ingest, api, employee):
+    for name in ("expense.md", "business_travel.md", "leave_childcare.md", "onboarding.md"):
+        ingest(name)
+    body = _ask(api, employee, "締め切りはいつ？")
+    assert body["response_type"] == "clarification", body["answer"]
+    assert len(body["clarification"]["options"]) >= 2
+    body = _ask(api, employee, "経費精算の締め切りはいつ？")
+    assert body["response_type"] == "answer"
+    assert "1ヶ月以内" in body["answer"], body["answer"]

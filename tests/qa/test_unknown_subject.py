@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from qa.retrieval import unknown_subject
+from qa.retrieval import is_off_topic, names_something_retrieved, unknown_subject
 from qa.types import RetrievedChunk
 
 TRAVEL = RetrievedChunk(
@@ -27,3 +27,24 @@ def test_an_english_question_is_judged_by_its_glossary_words_found_in_the_docume
     assert unknown_subject("Is there a severance payment?", [TRAVEL], expansions=["退職金"])
     # No glossary word: nothing to judge by (cross-lingual retrieval may still find the answer).
     assert not unknown_subject("What are the core hours?", [TRAVEL], expansions=[])
+
+
+VPN = RetrievedChunk(
+    chunk_id=2, document_id=2, version_id=2, filename="network_vpn.md", section="社内Wi-Fi・VPN利用ガイド > 2. VPN",
+    text="社外からはVPNクライアントで接続します。", similarity=0.79,
+)
+
+
+def test_an_english_question_names_something_by_a_glossary_word_or_a_word_the_documents_use() -> None:
+    assert names_something_retrieved("How much is the housing allowance?", [VPN], expansions=["住宅手当"])
+    assert names_something_retrieved("What is the VPN server address?", [VPN])
+    assert names_something_retrieved("How do I connect to the Wi-Fi?", [VPN])
+    assert not names_something_retrieved("What will the weather be like tomorrow?", [VPN])
+
+
+def test_an_english_question_naming_nothing_and_loosely_close_to_everything_is_off_topic() -> None:
+    kwargs = {"floor": 0.842, "confident": 0.88, "english_floor": 0.81}
+    assert is_off_topic("What will the weather be like tomorrow?", [VPN], **kwargs)
+    assert not is_off_topic("What is the VPN server address?", [VPN], **kwargs)
+    close = RetrievedChunk(**{**VPN.__dict__, "similarity": 0.83})
+    assert not is_off_topic("What will the weather be like tomorrow?", [close], **kwargs)

@@ -7,7 +7,9 @@ import pytest
 from qa.types import AnswerBlock, Citation, RetrievedChunk
 from verification.answer_fit import (
     CONTACT,
+    COST,
     DATE,
+    NAME,
     NUMBER,
     QUANTITY,
     STEPS,
@@ -31,6 +33,10 @@ from verification.verdict import verify
         ("パスワードを忘れたらどうすればいい？", [STEPS]),
         ("How many days of paid leave do I get?", [QUANTITY]),
         ("社員食堂について", []),
+        ("入館用のカードをなくしたらお金はかかる？", [COST]),
+        ("Is there a fee for a new ID card?", [COST]),
+        ("家から会社のシステムにつなぐときに起動するアプリの名前は？", [NAME]),
+        ("自分の名前は出したくない。大丈夫？", []),  # 名前 here is not what is asked for
     ],
 )
 def test_what_a_question_asks_for(question: str, types: list[str]) -> None:
@@ -51,6 +57,12 @@ def test_each_quantity_of_a_two_part_question_is_asked_for_in_its_unit() -> None
         (CONTACT, "申請は勤怠くんから上長に提出します。", True),
         (CONTACT, "有効期限を過ぎた休暇の買い取りは行いません。", False),
         (STEPS, "パスワードリセット画面から再設定してください。", True),
+        (COST, "再発行の手数料として1,000円を給与から差し引きます。", True),
+        (COST, "受験料は、合格した場合に全額を補助します。", True),
+        (COST, "社員証を忘れた場合は、1階受付で一時入館カードを受け取ってください。", False),
+        (NAME, "VPNクライアント「AOBA Connect」を起動します。", True),
+        (NAME, "社内システムを利用するときは、必ず会社のVPNに接続してください。", False),
+        (NAME, "手順は「社内Wi-Fi・VPN利用ガイド」(network_vpn.md) にまとめています。", False),  # a pointer, not a name
     ],
 )
 def test_what_carries_an_answer_type(answer_type: str, text: str, expected: bool) -> None:
