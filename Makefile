@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 JSQUAD ?= ../shared/data/jsquad-valid
 
-.PHONY: run run-prod test eval eval-portal lint venv dev-deps migrate demo clean
+.PHONY: run run-prod run-prod-services test eval eval-portal lint venv dev-deps migrate demo clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -48,8 +48,12 @@ INDEX_WORKERS ?= $(if $(CHROMA_HOST),2,1)
 # Long enough for a process's first question, which loads the embedding model.
 WEB_TIMEOUT ?= 120
 
+define require_secret_key
+@test -n "$$SECRET_KEY" || { echo "make $@: SECRET_KEY is not set. Set it (and ALLOWED_HOSTS, the host names users type), e.g. export SECRET_KEY=\"\$$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')\"" >&2; exit 1; }
+endef
+
 run-prod: venv
-	@test -n "$$SECRET_KEY" || { echo "make run-prod: SECRET_KEY is not set. Set it (and ALLOWED_HOSTS, the host names users type), e.g. export SECRET_KEY=\"\$$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')\"" >&2; exit 1; }
+	$(require_secret_key)
 	@export DEBUG=0 RAG_STATIC_MANIFEST=1 OMP_NUM_THREADS=1; set -e; \
 	$(PY) manage.py migrate --noinput; \
 	$(PY) manage.py collectstatic --noinput -v0; \
@@ -62,8 +66,28 @@ run-prod: venv
 	$(VENV)/bin/gunicorn ragportal.wsgi --bind $(HOST):$(PORT) --workers $(WEB_WORKERS) --threads $(WEB_THREADS) \
 	  --timeout $(WEB_TIMEOUT) --graceful-timeout 30 --access-logfile -
 
+# Production mode on one machine with PostgreSQL and a Chroma server (scripts/services, data in
+# SERVICES_DIR): run-prod with 3 web processes and 2 indexing workers; the services stop with it.
+SERVICES_DIR ?= var/services
+
+run-prod-services: venv
+	$(require_secret_key)
+	@scripts/services start $(SERVICES_DIR)
+	@trap 'scripts/services stop $(SERVICES_DIR)' EXIT INT TERM; \
+	eval "$$(scripts/services env $(SERVICES_DIR))"; \
+	$(MAKE) --no-print-directory run-prod INDEX_WORKERS=2
+
+# One pytest run: the default suite and the integration tests (tests/integration, marked
+# `integration`) against PostgreSQL and a Chroma server, those of RAGPORTAL_TEST_POSTGRES and
+# RAGPORTAL_TEST_CHROMA (.ci/run starts them), else throw-away ones started here when Debian's
+# postgresql is installed (stopped afterwards); without either, the integration tests skip.
 test: dev-deps
-	$(PY) -m pytest
+	@if [ -n "$$RAGPORTAL_TEST_POSTGRES" ] || ! scripts/services check 2>/dev/null; then \
+	  $(PY) -m pytest; \
+	else \
+	  dir=$$(mktemp -d); trap 'scripts/services stop "$$dir"; rm -rf "$$dir"' EXIT INT TERM; \
+	  SERVICES_THROWAWAY=1 scripts/services start "$$dir" && eval "$$(scripts/services test-env "$$dir")" && $(PY) -m pytest; \
+	fi
 
 eval: venv
 	DEBUG=1 $(PY) manage.py evaluate --corpus documents/demo_corpus/golden/corpus.jsonl --queries documents/demo_corpus/golden/queries.jsonl --compare

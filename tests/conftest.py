@@ -8,10 +8,14 @@ rolled back with it; the Chroma collection is emptied after each test that used 
 from __future__ import annotations
 
 import pytest
-from rest_framework.test import APIClient
-from django.contrib.auth.models import Group, User
 
-from documents.roles import OWNERS_GROUP, REVIEWERS_GROUP
+# The scenarios shared by several test modules assert too: show their values when they fail.
+pytest.register_assert_rewrite("tests.portal")
+
+from rest_framework.test import APIClient  # noqa: E402
+from django.contrib.auth.models import Group, User  # noqa: E402
+
+from documents.roles import OWNERS_GROUP, REVIEWERS_GROUP  # noqa: E402
 
 PASSWORD = "correct-horse-battery"
 

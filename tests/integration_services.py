@@ -1,44 +1,58 @@
-"""The real PostgreSQL server the integration tests use (RAGPORTAL_TEST_POSTGRES).
+"""The real PostgreSQL server and Chroma server the integration tests use.
 
-`.ci/run` (and `make test` where Debian's PostgreSQL is installed) starts a
-throw-away server and sets the variable to a URL of it on which the tests may
-create databases. Without it the tests skip with the reason; under CI they fail.
+RAGPORTAL_TEST_POSTGRES is a URL on a server where the tests may create
+databases; RAGPORTAL_TEST_CHROMA is ``host:port`` of a Chroma server. `.ci/run`
+(and `make test` where Debian's PostgreSQL is installed) starts throw-away ones
+with scripts/services and sets both. Without them the tests skip with the
+reason; under CI they fail, because CI must run them.
 """
 
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
 
+from ragportal.throwaway import create_database, drop_database
+
 POSTGRES_ENV = "RAGPORTAL_TEST_POSTGRES"
+CHROMA_ENV = "RAGPORTAL_TEST_CHROMA"
+HOW = (
+    "`make test` starts throw-away servers when Debian's postgresql is installed; by hand, "
+    'scripts/services start DIR && eval "$(scripts/services test-env DIR)" (see README, Tests)'
+)
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"CI must run the integration tests: {reason}")
+    pytest.skip(reason)
 
 
 def postgres_server_url() -> str:
     url = os.environ.get(POSTGRES_ENV, "")
     if not url:
-        reason = f"{POSTGRES_ENV} is not set: no PostgreSQL server for the integration tests (see README, Tests)"
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must run the integration tests: {reason}")
-        pytest.skip(reason)
+        _unavailable(f"{POSTGRES_ENV} is not set: no PostgreSQL server for the integration tests ({HOW})")
     return url
+
+
+def chroma_server_address() -> tuple[str, int]:
+    address = os.environ.get(CHROMA_ENV, "")
+    host, _, port = address.rpartition(":")
+    if not address:
+        _unavailable(f"{CHROMA_ENV} is not set: no Chroma server for the integration tests ({HOW})")
+    elif not host or not port.isdigit():
+        _unavailable(f"{CHROMA_ENV} must be host:port, not {address!r}")
+    return host, int(port)
 
 
 @contextmanager
 def postgres_database(label: str) -> Iterator[str]:
-    """A new, empty database on the test server (dropped afterwards); yields its URL."""
-    import psycopg
-    from psycopg import sql
-
-    server = postgres_server_url()
-    name = f"ragportal_test_{label}_{secrets.token_hex(4)}"
-    with psycopg.connect(server, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    """A new, empty database on the test server (dropped afterwards, with its connections); yields its URL."""
+    url = create_database(postgres_server_url(), prefix=f"ragportal_test_{label}")
     try:
-        yield server.rsplit("/", 1)[0] + "/" + name
+        yield url
     finally:
-        with psycopg.connect(server, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        drop_database(url)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+from django.core.management import CommandError, call_command
+
 from documents.chunking import chunk_document
 from documents.parsing import parse_file
 from qa.management.commands.load_test import Phase, long_document
@@ -23,3 +26,15 @@ def test_a_phase_reports_throughput_percentiles_and_errors_by_kind():
     assert row["throughput_rps"] == 50.0  # successful answers per second
     assert (row["p50_ms"], row["p95_ms"], row["p99_ms"]) == (510, 950, 990)  # nearest rank, as benchmark_api
     assert row["error_kinds"] == {"HTTP 500": 2, "timeout": 1}
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"postgres": "postgres://ragportal@127.0.0.1:5433/ragportal"}, "--postgres and --chroma go together"),
+        ({"postgres": "postgres://ragportal@127.0.0.1:5433/ragportal", "chroma": "8001"}, "--chroma takes host:port"),
+    ],
+)
+def test_the_postgres_backend_says_which_servers_it_needs_before_starting_anything(given, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("load_test", "--backend", "postgres", **given)

@@ -1,13 +1,19 @@
-"""Questions under load against a real server on 127.0.0.1, alone and while a large document is being indexed."""
+"""Questions under load against gunicorn on 127.0.0.1, alone and while a large document is being indexed.
+
+Two backends, each with the process layout of ``make run-prod``: ``embedded``
+(SQLite and the Chroma directory: one gunicorn process with threads, one
+indexing worker) and ``postgres`` (PostgreSQL and a Chroma server: three gunicorn
+processes, two workers), the services started with scripts/services or given.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import random
+import secrets
 import shutil
 import socket
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -15,13 +21,24 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
 
 from qa.management.commands.benchmark_api import _questions, percentile
+from ragportal.throwaway import (
+    create_database,
+    delete_collection,
+    drop_database,
+    read_row,
+    services_start,
+    services_stop,
+    unique_collection_name,
+)
 
 LOOPBACK = "127.0.0.1"
 # Each request gives up after this long; a slower answer counts as an error.
@@ -78,18 +95,89 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-class Portal:
-    """A throw-away portal: its own data directory, a web server and one indexing worker, as `make run` starts them."""
+@dataclass(frozen=True)
+class Layout:
+    """The processes ``make run-prod`` starts for a backend: gunicorn processes (each with threads) and workers."""
 
-    def __init__(self, data_dir: Path, port: int, stdout) -> None:  # noqa: ANN001
+    web_workers: int
+    index_workers: int
+    web_threads: int = 4
+
+    @classmethod
+    def for_services(cls, services_env: dict[str, str]) -> Layout:
+        # The embedded Chroma directory serves one web process and one worker (README); a server, more.
+        return cls(web_workers=3, index_workers=2) if services_env.get("CHROMA_HOST") else cls(1, 1)
+
+
+@contextmanager
+def backend_services(
+    backend: str, *, postgres: str | None, chroma: str | None, keep: bool, stdout: OutputWrapper
+) -> Iterator[dict[str, str]]:
+    """The portal's DATABASE_URL and CHROMA_* for ``backend`` (none: embedded); whatever was made is undone at the end.
+
+    ``postgres`` (a server URL whose role may CREATE DATABASE) and ``chroma``
+    (host:port) name running servers: a new database and collection on them.
+    Without them, scripts/services starts a cluster and a Chroma server of their own.
+    """
+    if backend == "embedded":
+        yield {}
+        return
+    if bool(postgres) != bool(chroma):
+        raise CommandError("--postgres and --chroma go together (or leave both out to start throw-away services)")
+    if postgres and chroma:
+        host, _, port = chroma.rpartition(":")
+        if not host or not port.isdigit():
+            raise CommandError(f"--chroma takes host:port, not {chroma!r}")
+        database_url, collection = create_database(postgres, prefix="ragportal_load"), unique_collection_name("load")
+        stdout.write(f"using database {database_url} and collection {collection} on {chroma}")
+        try:
+            yield {
+                "DATABASE_URL": database_url,
+                "CHROMA_HOST": host,
+                "CHROMA_PORT": port,
+                "CHROMA_COLLECTION": collection,
+            }
+        finally:
+            drop_database(database_url)
+            delete_collection(host, int(port), collection)
+        return
+    directory = Path(tempfile.mkdtemp(prefix="ragportal-load-services-"))
+    stdout.write(f"starting PostgreSQL and a Chroma server in {directory} (scripts/services)")
+    try:
+        try:
+            services_env = services_start(directory)  # stops what it started if it fails
+        except RuntimeError as exc:
+            raise CommandError(str(exc)) from exc
+        try:
+            yield services_env
+        finally:
+            services_stop(directory)
+    finally:
+        if not keep:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+class Portal:
+    """A throw-away portal: its own data directory, gunicorn and indexing workers, as `make run-prod` starts them."""
+
+    def __init__(self, data_dir: Path, port: int, services_env: dict[str, str]) -> None:
         self.data_dir = data_dir
         self.port = port
-        self.stdout = stdout
+        self.layout = Layout.for_services(services_env)
+        self.database_url = services_env.get("DATABASE_URL") or f"sqlite:///{data_dir / 'ragportal.sqlite3'}"
         self.processes: list[subprocess.Popen] = []
-        drop = {"DATABASE_URL", "CHROMA_HOST", "DJANGO_SETTINGS_MODULE", "RAGPORTAL_DATA_DIR", "TASKS_BACKEND"}
+        drop = {
+            "DATABASE_URL", "CHROMA_HOST", "CHROMA_PORT", "CHROMA_COLLECTION",
+            "DJANGO_SETTINGS_MODULE", "RAGPORTAL_DATA_DIR", "TASKS_BACKEND",
+        }  # fmt: skip
         self.env = {k: v for k, v in os.environ.items() if k not in drop}
         self.env.update(
-            DEBUG="1",
+            services_env,
+            DEBUG="0",  # production settings, as make run-prod (plain HTTP on loopback)
+            SECRET_KEY=secrets.token_urlsafe(50),
+            ALLOWED_HOSTS=LOOPBACK,
+            RAG_HTTPS="0",
+            OMP_NUM_THREADS="1",
             DJANGO_SETTINGS_MODULE="ragportal.settings",
             RAGPORTAL_DATA_DIR=str(data_dir),
             RAG_PROVIDER="extractive",
@@ -109,19 +197,33 @@ class Portal:
             raise CommandError(f"manage.py {' '.join(args)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
         return done.stdout
 
+    def _gunicorn(self) -> list[str]:
+        gunicorn = Path(sys.executable).with_name("gunicorn")
+        executable = str(gunicorn) if gunicorn.exists() else shutil.which("gunicorn")
+        if executable is None:
+            raise CommandError("gunicorn is not installed (pip install -r requirements.txt)")
+        layout = self.layout
+        return [
+            executable, "ragportal.wsgi", "--bind", f"{LOOPBACK}:{self.port}",
+            "--workers", str(layout.web_workers), "--threads", str(layout.web_threads),
+            "--timeout", "120", "--graceful-timeout", "30",
+        ]  # fmt: skip
+
+    def _workers(self) -> list[list[str]]:
+        sole = ["--sole-worker"] if self.layout.index_workers == 1 else []
+        return [self._command("index_worker", *sole) for _ in range(self.layout.index_workers)]
+
     def start(self) -> None:
+        (self.data_dir / "static").mkdir(exist_ok=True)  # STATIC_ROOT, served by whitenoise (nothing collected)
         self.manage("migrate", "--noinput", "-v0")
         self.manage("load_demo")
         logs = self.data_dir / "logs"
         logs.mkdir(exist_ok=True)
-        web = self._command("runserver", f"{LOOPBACK}:{self.port}", "--noreload", "--skip-checks")
-        worker = self._command("index_worker", "--sole-worker")
-        for name, command, extra in (("web", web, {}), ("worker", worker, {"OMP_NUM_THREADS": "1"})):
+        commands = [("web", self._gunicorn())] + [(f"worker{i}", c) for i, c in enumerate(self._workers(), 1)]
+        for name, command in commands:
             with (logs / f"{name}.log").open("w") as log:
                 self.processes.append(
-                    subprocess.Popen(
-                        command, env={**self.env, **extra}, cwd=settings.BASE_DIR, stdout=log, stderr=subprocess.STDOUT
-                    )
+                    subprocess.Popen(command, env=self.env, cwd=settings.BASE_DIR, stdout=log, stderr=subprocess.STDOUT)
                 )
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -141,7 +243,7 @@ class Portal:
                 process.terminate()
         for process in self.processes:
             try:
-                process.wait(15)
+                process.wait(35)  # gunicorn's graceful timeout is 30 s
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(5)
@@ -170,15 +272,15 @@ class Portal:
             raise CommandError(f"the upload was not queued (status {status!r})")
 
     def document_state(self, filename: str) -> tuple[str, int, int]:
-        """(status, chunks embedded, chunks) of ``filename``'s latest version, read from the SQLite file."""
-        with sqlite3.connect(f"file:{self.data_dir / 'ragportal.sqlite3'}?mode=ro", uri=True, timeout=20) as db:
-            row = db.execute(
-                "SELECT d.status, v.chunks_embedded, (SELECT count(*) FROM documents_chunk c WHERE c.version_id = v.id)"
-                " FROM documents_document d JOIN documents_documentversion v ON v.document_id = d.id"
-                " WHERE d.filename = ? ORDER BY v.number DESC LIMIT 1",
-                (filename,),
-            ).fetchone()
-        return tuple(row) if row else ("missing", 0, 0)
+        """(status, chunks embedded, chunks) of ``filename``'s latest version, read from the portal's database."""
+        row = read_row(
+            self.database_url,
+            "SELECT d.status, v.chunks_embedded, (SELECT count(*) FROM documents_chunk c WHERE c.version_id = v.id)"
+            " FROM documents_document d JOIN documents_documentversion v ON v.document_id = d.id"
+            " WHERE d.filename = ? ORDER BY v.number DESC LIMIT 1",
+            (filename,),
+        )
+        return (str(row[0]), int(row[1]), int(row[2])) if row else ("missing", 0, 0)
 
 
 def _ask(url: str, token: str, question: str) -> None:
@@ -193,7 +295,14 @@ def _ask(url: str, token: str, question: str) -> None:
 
 
 def run_phase(
-    phase: Phase, *, url: str, token: str, questions: list[str], seconds: float, max_requests: int, until=None  # noqa: ANN001
+    phase: Phase,
+    *,
+    url: str,
+    token: str,
+    questions: list[str],
+    seconds: float,
+    max_requests: int,
+    until=None,  # noqa: ANN001
 ) -> Phase:
     """``phase.users`` threads ask in a loop until ``seconds`` pass, ``max_requests`` are sent or ``until()`` is true."""
     lock = threading.Lock()
@@ -238,47 +347,87 @@ def run_phase(
 
 class Command(BaseCommand):
     help = (
-        "Load test: start a throw-away portal on 127.0.0.1 (its own data directory, the demo corpus, runserver and "
-        "one index_worker, as `make run` does; offline extractive provider), ask POST /api/v1/ask from 1, 4 and 16 "
-        "concurrent users, then again while a document of --index-chunks chunks is being indexed. Reports throughput, "
-        "p50/p95/p99 and errors per phase, and stops everything it started. Bounded by --seconds and --max-requests."
+        "Load test: start a throw-away portal on 127.0.0.1 (its own data directory, the demo corpus, gunicorn and "
+        "indexing workers as `make run-prod` starts them; offline extractive provider), ask POST /api/v1/ask from 1, "
+        "4 and 16 concurrent users, then again while a document of --index-chunks chunks is being indexed. Reports "
+        "throughput, p50/p95/p99 and errors per phase, and stops everything it started. Bounded by --seconds and "
+        "--max-requests. --backend postgres runs it on PostgreSQL and a Chroma server (started with scripts/services, "
+        "or --postgres URL --chroma HOST:PORT)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--users", default="1,4,16", help="concurrent users per phase (default 1,4,16)")
         parser.add_argument("--seconds", type=float, default=20, help="length of each phase (default 20)")
         parser.add_argument("--max-requests", type=int, default=2000, help="requests per phase at most")
-        parser.add_argument("--index-chunks", type=int, default=1000, help="size of the document indexed meanwhile (0: skip)")
+        parser.add_argument(
+            "--index-chunks", type=int, default=1000, help="size of the document indexed meanwhile (0: skip)"
+        )
         parser.add_argument("--index-users", type=int, default=16, help="concurrent users while it is indexed")
-        parser.add_argument("--index-seconds", type=float, default=600, help="the indexing phase ends by then at the latest")
+        parser.add_argument(
+            "--index-seconds", type=float, default=600, help="the indexing phase ends by then at the latest"
+        )
         parser.add_argument("--json", dest="json_out", help="also write the table to this file")
-        parser.add_argument("--keep-dir", action="store_true", help="keep the throw-away data directory (logs in logs/)")
+        parser.add_argument(
+            "--keep-dir", action="store_true", help="keep the throw-away data directory (logs in logs/)"
+        )
+        parser.add_argument(
+            "--backend", choices=("embedded", "postgres"), default="embedded",
+            help="embedded: SQLite and the Chroma directory, 1 web process and 1 worker; postgres: PostgreSQL and a "
+            "Chroma server, 3 web processes and 2 workers (default embedded)",
+        )  # fmt: skip
+        parser.add_argument("--postgres", help="with --backend postgres: a server URL whose role may CREATE DATABASE")
+        parser.add_argument("--chroma", help="with --backend postgres: host:port of a running Chroma server")
 
     def handle(self, *args: object, **options: object) -> None:
         users = [int(u) for u in str(options["users"]).split(",") if u.strip()]
         if not users or min(users) < 1:
             raise CommandError("--users takes positive numbers, e.g. 1,4,16")
         data_dir = Path(tempfile.mkdtemp(prefix="ragportal-load-"))
-        portal = Portal(data_dir, _free_port(), self.stdout)
         rows: list[dict[str, object]] = []
         try:
-            self.stdout.write(f"starting a portal in {data_dir} on {portal.url} (migrate, demo corpus, web, worker)")
+            with backend_services(
+                str(options["backend"]), postgres=options["postgres"], chroma=options["chroma"],
+                keep=bool(options["keep_dir"]), stdout=self.stdout,
+            ) as services_env:  # fmt: skip
+                rows = self._run(Portal(data_dir, _free_port(), services_env), users, options)
+        finally:
+            if not options["keep_dir"]:
+                shutil.rmtree(data_dir, ignore_errors=True)
+        if options["json_out"]:
+            Path(str(options["json_out"])).write_text(json.dumps(rows, ensure_ascii=False, indent=2), "utf-8")
+
+    def _run(self, portal: Portal, users: list[int], options: dict) -> list[dict[str, object]]:
+        layout = portal.layout
+        rows: list[dict[str, object]] = []
+        try:
+            self.stdout.write(
+                f"starting a portal in {portal.data_dir} on {portal.url} (migrate, demo corpus, gunicorn with "
+                f"{layout.web_workers} process(es) × {layout.web_threads} threads, {layout.index_workers} worker(s))"
+            )
             portal.start()
             token = portal.token("employee")
             questions = _questions()
-            run_phase(Phase("warm-up", 1), url=portal.url, token=token, questions=questions, seconds=30, max_requests=3)
+            # Every gunicorn process loads the model on its first question: warm them all up.
+            warm = layout.web_workers * layout.web_threads
+            run_phase(
+                Phase("warm-up", warm),
+                url=portal.url,
+                token=token,
+                questions=questions,
+                seconds=60,
+                max_requests=warm * 2,
+            )
             bounds = {"seconds": float(options["seconds"]), "max_requests": int(options["max_requests"])}
             for n in users:
-                phase = run_phase(Phase("questions only", n), url=portal.url, token=token, questions=questions, **bounds)
+                phase = run_phase(
+                    Phase("questions only", n), url=portal.url, token=token, questions=questions, **bounds
+                )
                 rows.append(self._report(phase.row()))
             if options["index_chunks"]:
                 rows.append(self._indexing_phase(portal, token, questions, options))
         finally:
             portal.stop()
-            if not options["keep_dir"]:
-                shutil.rmtree(data_dir, ignore_errors=True)
-        if options["json_out"]:
-            Path(str(options["json_out"])).write_text(json.dumps(rows, ensure_ascii=False, indent=2), "utf-8")
+        return rows
 
     def _indexing_phase(self, portal: Portal, token: str, questions: list[str], options: dict) -> dict[str, object]:
         filename = "load-test-rules.md"
@@ -310,7 +459,6 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{row['phase']:15} users {row['users']:>2}  requests {row['requests']:>5}  errors {row['errors']:>3}  "
             f"{row['throughput_rps']:>6} req/s  p50 {row['p50_ms']:>6} ms  p95 {row['p95_ms']:>6} ms  "
-            f"p99 {row['p99_ms']:>6} ms{extra}"
-            + (f"  {row['error_kinds']}" if row["errors"] else "")
+            f"p99 {row['p99_ms']:>6} ms{extra}" + (f"  {row['error_kinds']}" if row["errors"] else "")
         )
         return row
