@@ -20,9 +20,10 @@ so retrieval can restrict a search to live versions the user may see.
 from __future__ import annotations
 
 import math
+import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -74,6 +75,14 @@ def _marks(placeholder: str, values: Sequence[object]) -> str:
     return ", ".join([placeholder] * len(values))
 
 
+def _entries(cursor_factory: Any, sql: str) -> Iterator[tuple[int, int | None, str]]:
+    """``(chunk_id, version_id, body)`` rows of ``sql``, typed."""
+    with cursor_factory() as cur:
+        cur.execute(sql)
+        for chunk_id, version_id, body in cur.fetchall():
+            yield int(chunk_id), (int(version_id) if version_id is not None else None), body
+
+
 class Fts5KeywordIndex:
     """BM25 search over one FTS5 table.
 
@@ -106,20 +115,20 @@ class Fts5KeywordIndex:
         if not chunk_ids:
             return
         with self._cursor() as cur:
-            cur.execute(f"DELETE FROM {TABLE} WHERE rowid IN ({_marks(self._p, chunk_ids)})", [int(i) for i in chunk_ids])
+            cur.execute(
+                f"DELETE FROM {TABLE} WHERE rowid IN ({_marks(self._p, chunk_ids)})", [int(i) for i in chunk_ids]
+            )
 
     def entries(self) -> Iterator[tuple[int, int | None, str]]:
-        with self._cursor() as cur:
-            cur.execute(f"SELECT rowid, version_id, body FROM {TABLE}")
-            for chunk_id, version_id, body in cur.fetchall():
-                yield int(chunk_id), (int(version_id) if version_id is not None else None), body
+        yield from _entries(self._cursor, f"SELECT rowid, version_id, body FROM {TABLE}")
 
     def bodies(self, chunk_ids: Sequence[int]) -> dict[int, str]:
         if not chunk_ids:
             return {}
         with self._cursor() as cur:
             cur.execute(
-                f"SELECT rowid, body FROM {TABLE} WHERE rowid IN ({_marks(self._p, chunk_ids)})", [int(i) for i in chunk_ids]
+                f"SELECT rowid, body FROM {TABLE} WHERE rowid IN ({_marks(self._p, chunk_ids)})",
+                [int(i) for i in chunk_ids],
             )
             return {int(row[0]): row[1] for row in cur.fetchall()}
 
@@ -148,6 +157,24 @@ class Fts5KeywordIndex:
         with self._cursor() as cur:
             cur.execute(sql + " LIMIT 1", params)
             return cur.fetchone() is not None
+
+
+def in_memory_fts5() -> tuple[Fts5KeywordIndex, sqlite3.Connection]:
+    """A throw-away FTS5 index in its own in-memory SQLite database (evaluation, tests); close the connection after."""
+    db = sqlite3.connect(":memory:", check_same_thread=False)
+
+    @contextmanager
+    def cursor() -> Iterator[sqlite3.Cursor]:
+        cur = db.cursor()
+        try:
+            yield cur
+        finally:
+            db.commit()
+            cur.close()
+
+    index = Fts5KeywordIndex(cursor, placeholder="?")
+    index.create()
+    return index, db
 
 
 # --- PostgreSQL ---------------------------------------------------------------
@@ -323,16 +350,15 @@ class PostgresKeywordIndex:
         )
 
     def entries(self) -> Iterator[tuple[int, int | None, str]]:
-        with self._cursor() as cur:
-            cur.execute(f"SELECT chunk_id, version_id, body FROM {self._t.chunk}")
-            for chunk_id, version_id, body in cur.fetchall():
-                yield int(chunk_id), (int(version_id) if version_id is not None else None), body
+        yield from _entries(self._cursor, f"SELECT chunk_id, version_id, body FROM {self._t.chunk}")
 
     def bodies(self, chunk_ids: Sequence[int]) -> dict[int, str]:
         if not chunk_ids:
             return {}
         with self._cursor() as cur:
-            cur.execute(f"SELECT chunk_id, body FROM {self._t.chunk} WHERE chunk_id = ANY(%s)", [[int(i) for i in chunk_ids]])
+            cur.execute(
+                f"SELECT chunk_id, body FROM {self._t.chunk} WHERE chunk_id = ANY(%s)", [[int(i) for i in chunk_ids]]
+            )
             return {int(row[0]): row[1] for row in cur.fetchall()}
 
     def search(self, query: str, *, n: int, version_ids: Sequence[int] | None = None) -> list[KeywordHit]:

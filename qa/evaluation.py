@@ -23,7 +23,7 @@ from django.db import connection, transaction
 
 from documents.chunking import chunk_document
 from documents.indexing import IndexItem, IndexStats, index_items
-from documents.keyword_index import Fts5KeywordIndex, KeywordIndex, PostgresKeywordIndex
+from documents.keyword_index import KeywordIndex, PostgresKeywordIndex, in_memory_fts5
 from documents.parsing import ParseError, parse_file
 from documents.vectorstore import DenseIndex, open_collection
 from qa.engine import ENGINE_STAGES, EngineConfig, HybridEngine, Mode
@@ -118,23 +118,8 @@ class ThrowawayIndex:
             schema = f"ragportal_eval_{secrets.token_hex(6)}"
             self.keyword = PostgresKeywordIndex(connection.cursor, transaction.atomic, schema=schema)
         else:
-            self._db = sqlite3.connect(":memory:")
-            self.keyword = Fts5KeywordIndex(self._cursor, placeholder="?")
+            self.keyword, self._db = in_memory_fts5()
         self.keyword.create()
-
-    def _cursor(self):  # noqa: ANN202 - sqlite3 cursors are not context managers; wrap one
-        db = self._db
-
-        class _Cursor:
-            def __enter__(self):  # noqa: ANN204
-                self.cur = db.cursor()
-                return self.cur
-
-            def __exit__(self, *exc: object) -> None:
-                db.commit()
-                self.cur.close()
-
-        return _Cursor()
 
     @property
     def keyword_backend(self) -> str:
@@ -206,8 +191,16 @@ def evaluate(
             provider = ExtractiveProvider()
         for mode in modes:
             report["modes"][mode] = _run_mode(
-                engine, corpus, queries, mode=mode, k=k, rules=rules or [], provider=provider,
-                min_similarity=min_similarity, per_document=per_document, progress=progress,
+                engine,
+                corpus,
+                queries,
+                mode=mode,
+                k=k,
+                rules=rules or [],
+                provider=provider,
+                min_similarity=min_similarity,
+                per_document=per_document,
+                progress=progress,
             )
         return report
     finally:
@@ -312,7 +305,8 @@ def _run_mode(
     }
     if by_kind:
         out["by_kind"] = {
-            kind: {key: (round(v / b["n"], 4) if key != "n" else v) for key, v in b.items()} for kind, b in by_kind.items()
+            kind: {key: (round(v / b["n"], 4) if key != "n" else v) for key, v in b.items()}
+            for kind, b in by_kind.items()
         }
     if provider is not None:
         out["answer_contains_gold"] = round(contains_gold / n, 4)
@@ -330,7 +324,9 @@ def summary_table(report: dict) -> str:
             f"{m['latency_ms']['p50']:>7.2f} {m['latency_ms']['p95']:>7.2f}"
         )
         for kind, b in m.get("by_kind", {}).items():
-            lines.append(f"  {kind:6} {b['n']:>6} {b['hit@1']:>7.4f} {b['hit@3']:>7.4f} {b['hit@5']:>7.4f} {b['mrr']:>7.4f}")
+            lines.append(
+                f"  {kind:6} {b['n']:>6} {b['hit@1']:>7.4f} {b['hit@3']:>7.4f} {b['hit@5']:>7.4f} {b['mrr']:>7.4f}"
+            )
         if "answer_contains_gold" in m:
             lines.append(
                 f"  answers: contains_gold={m['answer_contains_gold']:.4f} citation_hits_gold={m['citation_hits_gold']:.4f} "

@@ -6,7 +6,6 @@ and `make test` provide), each test module in a database of its own.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ import pytest
 from psycopg import sql
 from django.conf import settings
 
-from documents.keyword_index import Fts5KeywordIndex, PostgresKeywordIndex
+from documents.keyword_index import Fts5KeywordIndex, PostgresKeywordIndex, in_memory_fts5
 from documents.segmentation import tokens
 from qa.evaluation import build_corpus, read_jsonl
 from tests.integration_services import postgres_database
@@ -36,19 +35,7 @@ def pg_url() -> Iterator[str]:
 
 @contextmanager
 def fts5() -> Iterator[Fts5KeywordIndex]:
-    db = sqlite3.connect(":memory:", check_same_thread=False)
-
-    @contextmanager
-    def cursor():
-        cur = db.cursor()
-        try:
-            yield cur
-        finally:
-            db.commit()
-            cur.close()
-
-    index = Fts5KeywordIndex(cursor, placeholder="?")
-    index.create()
+    index, db = in_memory_fts5()
     try:
         yield index
     finally:

@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -28,6 +29,38 @@ from tests.portal import (
     worker_processes,
 )
 from tests.servers import free_port
+
+
+class LoggedWorker:
+    """An `index_worker` process whose log (stderr) is collected as it runs."""
+
+    def __init__(self, portal: Portal, *args: str, **env: str) -> None:
+        self.process = subprocess.Popen(
+            portal.command("index_worker", *args, "--nice", "0"), env={**portal.env, **env}, cwd=settings.BASE_DIR,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        self.log: list[str] = []
+        threading.Thread(target=lambda: self.log.extend(self.process.stderr), daemon=True).start()
+
+    @property
+    def text(self) -> str:
+        return "".join(self.log)
+
+    def wait_while(self, condition: Callable[[], bool], what: str, timeout: float, step: float = 0.2) -> None:
+        """Poll until ``condition()`` is false; fail (with the log) if the worker dies or ``timeout`` passes."""
+        deadline = time.monotonic() + timeout
+        while condition():
+            assert self.process.poll() is None, "the worker died:\n" + self.text
+            assert time.monotonic() < deadline, f"{what}:\n" + self.text
+            time.sleep(step)
+
+    def reports(self, phrase: str) -> int:
+        return sum(phrase in line for line in self.log)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(10)
 
 
 @pytest.fixture
@@ -85,33 +118,24 @@ def test_a_worker_outlives_a_lock_longer_than_its_timeout_and_then_indexes(porta
     portal.ingest(TRAVEL_V1)
     locker = sqlite3.connect(portal.data_dir / "ragportal.sqlite3", isolation_level=None, check_same_thread=False)
     locker.execute("BEGIN IMMEDIATE")
-    process = subprocess.Popen(
-        portal.command("index_worker", "--sole-worker", "--interval", "0.2", "--nice", "0"),
-        env={**portal.env, "DATABASE_LOCK_TIMEOUT_S": "1"}, cwd=settings.BASE_DIR,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    log: list[str] = []
-    reader = threading.Thread(target=lambda: log.extend(process.stderr), daemon=True)
-    reader.start()
+    worker = LoggedWorker(portal, "--sole-worker", "--interval", "0.2", DATABASE_LOCK_TIMEOUT_S="1")
     try:
-        deadline = time.monotonic() + 120
-        while sum("database unavailable" in line for line in log) < 2:
-            assert process.poll() is None, "the worker died:\n" + "".join(log)
-            assert time.monotonic() < deadline, "the worker never reported the locked database:\n" + "".join(log)
-            time.sleep(0.1)
+        worker.wait_while(
+            lambda: worker.reports("database unavailable") < 2,
+            "the worker never reported the locked database",
+            120,
+            0.1,
+        )
         assert portal.row("SELECT status FROM documents_document") == ("indexing",)
         locker.execute("ROLLBACK")
-
-        deadline = time.monotonic() + 180
-        while portal.row("SELECT status FROM documents_document") == ("indexing",):
-            assert process.poll() is None, "the worker died:\n" + "".join(log)
-            assert time.monotonic() < deadline, "the document never went live:\n" + "".join(log)
-            time.sleep(0.2)
+        worker.wait_while(
+            lambda: portal.row("SELECT status FROM documents_document") == ("indexing",),
+            "the document never went live",
+            180,
+        )
     finally:
         locker.close()
-        if process.poll() is None:
-            process.kill()
-        process.wait(10)
+        worker.stop()
 
     assert portal.row("SELECT status, status_message FROM documents_document") == ("ready", "")
     assert portal.row("SELECT status FROM django_tasks_database_dbtaskresult") == ("SUCCESSFUL",)
@@ -120,25 +144,18 @@ def test_a_worker_outlives_a_lock_longer_than_its_timeout_and_then_indexes(porta
 
 def test_a_worker_whose_postgresql_is_down_keeps_retrying_with_longer_waits(portal):
     """No database server at all: the worker stays up, says so in its log and waits longer each time."""
-    process = subprocess.Popen(
-        portal.command("index_worker", "--nice", "0"),
-        env={**portal.env, "DATABASE_URL": f"postgres://portal@127.0.0.1:{free_port()}/portal"},
-        cwd=settings.BASE_DIR, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    log: list[str] = []
-    threading.Thread(target=lambda: log.extend(process.stderr), daemon=True).start()
+    worker = LoggedWorker(portal, DATABASE_URL=f"postgres://portal@127.0.0.1:{free_port()}/portal")
     try:
-        deadline = time.monotonic() + 60
-        while sum("database unavailable" in line for line in log) < 3:
-            assert process.poll() is None, "the worker died:\n" + "".join(log)
-            assert time.monotonic() < deadline, "the worker never reported the missing database:\n" + "".join(log)
-            time.sleep(0.1)
+        worker.wait_while(
+            lambda: worker.reports("database unavailable") < 3,
+            "the worker never reported the missing database",
+            60,
+            0.1,
+        )
     finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(10)
+        worker.stop()
 
-    waits = [line.split("retries in ")[1].strip() for line in log if "retries in" in line]
+    waits = [line.split("retries in ")[1].strip() for line in worker.log if "retries in" in line]
     assert waits[:3] == ["1 s", "2 s", "4 s"]
 
 
@@ -147,34 +164,27 @@ def test_a_lock_longer_than_the_timeout_in_the_middle_of_indexing_is_retried_not
     version is indexed again and goes live, instead of failing or staying 「索引作成中」."""
     portal.ingest(TRAVEL_V2)
     version = portal.row("SELECT id FROM documents_documentversion")[0]
-    process = subprocess.Popen(
-        portal.command("index_worker", "--sole-worker", "--interval", "0.2", "--nice", "0"),
-        env={**portal.env, "DATABASE_LOCK_TIMEOUT_S": "1"}, cwd=settings.BASE_DIR,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    log: list[str] = []
-    threading.Thread(target=lambda: log.extend(process.stderr), daemon=True).start()
+    worker = LoggedWorker(portal, "--sole-worker", "--interval", "0.2", DATABASE_LOCK_TIMEOUT_S="1")
     locker = sqlite3.connect(portal.data_dir / "ragportal.sqlite3", isolation_level=None, check_same_thread=False)
     try:
-        deadline = time.monotonic() + 180
-        while portal.row("SELECT chunks_embedded FROM documents_documentversion WHERE id = ?", version)[0] == 0:
-            assert process.poll() is None and time.monotonic() < deadline, "the worker never started embedding"
-            time.sleep(0.05)
+        worker.wait_while(
+            lambda: portal.row("SELECT chunks_embedded FROM documents_documentversion WHERE id = ?", version)[0] == 0,
+            "the worker never started embedding",
+            180,
+            0.05,
+        )
         locker.execute("BEGIN IMMEDIATE")
         time.sleep(4)  # the worker's next write waits 1 s and gives up
         locker.execute("ROLLBACK")
-
-        deadline = time.monotonic() + 240
-        while portal.row("SELECT status FROM documents_document") == ("indexing",):
-            assert process.poll() is None, "the worker died:\n" + "".join(log)
-            assert time.monotonic() < deadline, "the document stayed 索引作成中:\n" + "".join(log)
-            time.sleep(0.2)
+        worker.wait_while(
+            lambda: portal.row("SELECT status FROM documents_document") == ("indexing",),
+            "the document stayed 索引作成中",
+            240,
+        )
     finally:
         locker.close()
-        if process.poll() is None:
-            process.kill()
-        process.wait(10)
+        worker.stop()
 
-    assert "locked" in "".join(log)  # the lock did cut the first run off
-    assert portal.row("SELECT status, status_message FROM documents_document") == ("ready", ""), "".join(log)
+    assert "locked" in worker.text  # the lock did cut the first run off
+    assert portal.row("SELECT status, status_message FROM documents_document") == ("ready", ""), worker.text
     assert "3,500円" in portal.answer_text()

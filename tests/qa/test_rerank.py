@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
-from contextlib import contextmanager
 
 import pytest
 
-from documents.keyword_index import Fts5KeywordIndex
+from documents.keyword_index import in_memory_fts5
 from documents.segmentation import tokens
 from qa.fusion import Candidate
 from qa.retrieval import clarification_options
@@ -106,19 +104,7 @@ def test_a_question_without_searchable_tokens_changes_nothing():
 
 
 def test_the_keyword_index_returns_stored_bodies_for_the_asked_chunks_only():
-    db = sqlite3.connect(":memory:")
-
-    @contextmanager
-    def cursor():
-        cur = db.cursor()
-        try:
-            yield cur
-        finally:
-            db.commit()
-            cur.close()
-
-    keyword = Fts5KeywordIndex(cursor, placeholder="?")
-    keyword.create()
+    keyword, db = in_memory_fts5()
     keyword.add((cid, cid, text) for cid, text in SIBLINGS.items())
     try:
         got = keyword.bodies([3, 1, 99])

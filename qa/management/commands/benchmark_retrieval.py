@@ -54,9 +54,13 @@ class Command(BaseCommand):
                 for n in range(size):
                     src = base[n % len(base)]
                     items.append(
-                        IndexItem(n + 1, n // 4 + 1, n // 4 + 1, src.heading_path, src.text, f"{src.title} #{n // len(base)}")
+                        IndexItem(
+                            n + 1, n // 4 + 1, n // 4 + 1, src.heading_path, src.text, f"{src.title} #{n // len(base)}"
+                        )
                     )
-                    v = base_vectors[n % len(base)] + (noise.normal(0, 0.01, base_vectors.shape[1]) if n >= len(base) else 0)
+                    v = base_vectors[n % len(base)] + (
+                        noise.normal(0, 0.01, base_vectors.shape[1]) if n >= len(base) else 0
+                    )
                     vecs.append(v / np.linalg.norm(v))
                 for i in range(0, size, 2000):
                     index.dense.add(
@@ -67,7 +71,8 @@ class Command(BaseCommand):
                 t0 = time.perf_counter()
                 for i in range(0, size, 2000):  # as indexing does: a transaction per batch
                     index.keyword.add(
-                        (it.chunk_id, it.version_id, f"{it.title} {it.heading_path} {it.text}") for it in items[i : i + 2000]
+                        (it.chunk_id, it.version_id, f"{it.title} {it.heading_path} {it.text}")
+                        for it in items[i : i + 2000]
                     )
                 keyword_fill = time.perf_counter() - t0
                 index.settle()
