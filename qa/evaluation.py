@@ -117,9 +117,9 @@ class ThrowawayIndex:
         if connection.vendor == "postgresql":
             schema = f"ragportal_eval_{secrets.token_hex(6)}"
             self.keyword = PostgresKeywordIndex(connection.cursor, transaction.atomic, schema=schema)
+            self.keyword.create()
         else:
-            self.keyword, self._db = in_memory_fts5()
-        self.keyword.create()
+            self.keyword, self._db = in_memory_fts5()  # created already
 
     @property
     def keyword_backend(self) -> str:
