@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
+from documents.frontmatter import markdown_page
 from documents.inflation import LimitExceededError, bounded_zip_copy, check_pdf_streams, check_xml_text, pdf_limits
 from documents.textnorm import (
     decode_text,
@@ -133,6 +134,8 @@ class ParsedDocument:
     headings: list[Heading] = field(default_factory=list)
     kind: str = "txt"
     encoding: str = ""
+    # The title the file declares (Markdown front matter), or "".
+    title: str = ""
 
 
 def parse_file(
@@ -208,14 +211,16 @@ def _parse_text_kind(kind: str, data: bytes) -> ParsedDocument:
     if _control_ratio(raw) > 0.01:
         raise _unsupported("テキストではなくバイナリファイルのようです。")
 
+    title = ""
     if kind == "html":
         text, found = html_visible_text(raw)
         headings = [Heading(level=level, title=title, start=start) for level, title, start in found]
     elif kind == "md":
-        text, headings = raw, _markdown_headings(raw)
+        page = markdown_page(raw)  # front matter and shortcodes are not the page's text
+        text, headings, title = page.text, _markdown_headings(page.text), page.title
     else:
         text, headings = raw, _plain_text_headings(raw)
-    return ParsedDocument(text=text, headings=headings, kind=kind, encoding=encoding)
+    return ParsedDocument(text=text, headings=headings, kind=kind, encoding=encoding, title=title)
 
 
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f]")

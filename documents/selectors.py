@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
-from documents.filenames import normalize_filename
+from documents.filenames import name_key
 from documents.models import Document, DocumentVersion
 from documents.roles import is_owner
 
@@ -57,12 +57,12 @@ def get_document_for_manager(user, pk: int) -> Document:  # noqa: ANN001
         raise Http404("No such document") from None
 
 
-def document_named(filename: str) -> Document | None:
-    """The document stored under ``filename``, compared as uniqueness is: NFC, case-insensitively.
+def document_named(name: str) -> Document | None:
+    """The document stored under ``name`` (``folder/file``), compared as uniqueness is (``name_key``: NFKC, case-folded).
 
-    Not scoped to a user: a file name names one document across the portal (citations use it).
+    Not scoped to a user: a name names one document across the portal (citations use it).
     """
-    return Document.objects.filter(filename__iexact=normalize_filename(filename)).first()
+    return Document.objects.filter(name_key=name_key(name.strip())).first()
 
 
 def indexing_progress(document: Document) -> IndexingProgress | None:

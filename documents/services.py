@@ -11,6 +11,7 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import Group
@@ -23,12 +24,12 @@ from django.utils.translation import gettext as _
 from documents.chunking import ChunkSpan, chunk_document
 from documents.embeddings import EMBEDDING_MODEL_NAME
 from documents.failures import DenseIndexUnavailableError, failure_reason
-from documents.filenames import clean_filename
+from documents.filenames import clean_filename, document_name, split_document_name
 from documents.indexing import IndexItem, index_items, remove_versions
 from documents.keyword_index import live_keyword_index
 from documents.models import Chunk, Document, DocumentVersion
 from documents.parsing import ParsedDocument, ParseError, parse_file
-from documents.selectors import document_named
+from documents.selectors import document_named, visible_documents
 from documents.vectorstore import DenseIndex, announce_change, live_collection
 from ragportal.database_unavailable import DATABASE_UNAVAILABLE_ERRORS, is_database_unavailable
 
@@ -51,6 +52,19 @@ def _parse(filename: str, data: bytes) -> ParsedDocument:
         raise ValidationError(exc.user_message, code=exc.code) from exc
 
 
+@dataclass(frozen=True)
+class IngestResult:
+    """What :func:`version_ingest` did: the document, and its new version (``None``: the bytes were unchanged)."""
+
+    document: Document
+    version: DocumentVersion | None
+    created: bool  # the document itself is new
+
+    @property
+    def changed(self) -> bool:
+        return self.version is not None
+
+
 def document_ingest(
     *,
     owner,  # noqa: ANN001
@@ -59,47 +73,72 @@ def document_ingest(
     title: str = "",
     groups: Iterable[Group] | None = None,
     document: Document | None = None,
+    folder: str = "",
     index: bool = True,
 ) -> Document:
+    """:func:`version_ingest`, returning the document only."""
+    return version_ingest(
+        owner=owner, filename=filename, data=data, title=title, groups=groups, document=document, folder=folder, index=index
+    ).document
+
+
+def version_ingest(
+    *,
+    owner,  # noqa: ANN001
+    filename: str,
+    data: bytes,
+    title: str = "",
+    groups: Iterable[Group] | None = None,
+    document: Document | None = None,
+    folder: str = "",
+    index: bool = True,
+) -> IngestResult:
     """Upload a new document, or (with ``document``) a new version of an existing one.
 
-    With ``index=False`` the new version is stored but not indexed: the caller
+    A new document is named ``folder/filename`` (``documents.filenames.document_name``:
+    only the file name's last component counts, the folder may not climb out);
+    with ``document``, ``folder`` is ignored and the name stays. With
+    ``index=False`` the new version is stored but not indexed: the caller
     indexes it (with others, in one batch) through :func:`versions_index`.
 
     Raises ``ValidationError`` with a message for the uploader on bad input
-    (empty, unsupported, too large, no text layer, corrupt, undecodable, a file
-    name too long or another document already uses); nothing is stored then,
-    not even a directory. The name is stored and compared as
-    ``documents.filenames.clean_filename`` makes it (NFC), so the NFC and NFD
-    spellings of one name are one document. A file byte-identical to the
-    latest version creates no new version. Indexing runs through the tasks
-    API: with the database backend (the default) the document is returned
+    (empty, unsupported, too large, no text layer, corrupt, undecodable, a
+    name too long, a bad folder, or a name another document already uses
+    compared as ``documents.filenames.name_key`` does: NFKC, case-folded);
+    nothing is stored then, not even a directory. A file byte-identical to
+    the latest version creates no new version (``version`` is ``None``).
+    The title is ``title``, else the file's own (front matter, first heading,
+    first line), else the file name. Indexing runs through the tasks API:
+    with the database backend (the default) the document is returned
     「索引作成中」 and a worker indexes it; with the immediate backend it has
     finished on return.
     """
-    filename = clean_filename(filename)
-    parsed = _parse(filename, data)
+    name = document_name(filename, folder=folder) if document is None else clean_filename(filename)
+    parsed = _parse(name, data)
     spans = _chunk(parsed)
     sha256 = hashlib.sha256(data).hexdigest()
 
     with transaction.atomic():
         if document is None:
-            title = title or _title_from(parsed.text, filename)
-            document = _document_create(owner=owner, filename=filename, title=title, groups=groups)
+            title = title or _title_from(parsed, name)
+            document = _document_create(owner=owner, filename=name, title=title, groups=groups)
+            created = True
         else:
+            created = False
             document = _document_lock(document, groups=groups)
             if _latest_sha256(document) == sha256:
-                return document
+                return IngestResult(document=document, version=None, created=False)
             if title:
                 document.title = title[:255]
         version = _version_add(
-            document, owner=owner, filename=filename, data=data, parsed=parsed, spans=spans, sha256=sha256
+            document, owner=owner, filename=name, data=data, parsed=parsed, spans=spans, sha256=sha256
         )
 
     if index:
         _enqueue(version.pk)
     document.refresh_from_db()
-    return document
+    version.refresh_from_db()
+    return IngestResult(document=document, version=version, created=created)
 
 
 def version_queue(*, version: DocumentVersion) -> None:
@@ -148,23 +187,34 @@ def _document_create(*, owner, filename: str, title: str, groups: Iterable[Group
     """A new document named ``filename``, readable by ``groups``; a ``ValidationError`` when the name is taken.
 
     The name is checked first, and again by the unique constraint: of two
-    uploads of one name at once, the second gets the same message.
+    uploads of one name at once, the second is refused too.
     """
-    duplicate = ValidationError(
-        _("「%(name)s」という名前の文書は既にあります。新しい版として差し替えるか、別の名前にしてください。")
-        % {"name": filename},
-        code="duplicate_filename",
-    )
-    if document_named(filename) is not None:
-        raise duplicate
+    existing = document_named(filename)
+    if existing is not None:
+        raise _duplicate(filename, visible=visible_documents(owner).filter(pk=existing.pk).exists())
     try:
         with transaction.atomic():
             document = Document.objects.create(title=title[:255], filename=filename, owner=owner)
     except IntegrityError:
-        raise duplicate from None
+        raise _duplicate(filename, visible=False) from None
     if groups is not None:
         document.groups.set(groups)
     return document
+
+
+def _duplicate(filename: str, *, visible: bool) -> ValidationError:
+    """The refusal of a name already taken.
+
+    Only an uploader who may read the document that holds the name is told
+    that a document has it (and may replace it). Anyone else gets the words
+    for a name that cannot be used, which do not say that a document they
+    cannot see exists (README: "Document names").
+    """
+    if visible:
+        message = _("「%(name)s」という名前の文書は既にあります。新しい版として差し替えるか、別の名前にしてください。")
+    else:
+        message = _("「%(name)s」という名前は使えません。別の名前にするか、フォルダを指定してください。")
+    return ValidationError(message % {"name": filename}, code="duplicate_filename")
 
 
 def _document_lock(document: Document, *, groups: Iterable[Group] | None) -> Document:
@@ -209,7 +259,7 @@ def _version_add(
         text=parsed.text,
         uploaded_by=owner,
     )
-    version.file.save(filename, ContentFile(data), save=False)
+    version.file.save(split_document_name(filename)[1], ContentFile(data), save=False)  # folders are in the name only
     version.save()
     _chunks_store(version, spans)
     document.status = Document.Status.INDEXING
@@ -234,12 +284,21 @@ def _chunks_store(version: DocumentVersion, spans: list[ChunkSpan]) -> None:
     )
 
 
-def _title_from(text: str, filename: str) -> str:
-    for line in text.splitlines():
+def _title_from(parsed: ParsedDocument, name: str) -> str:
+    """The title a file gives itself: its front matter's, (Markdown) its first heading, its first line; else its file name.
+
+    Only Markdown marks its headings reliably; in a .docx or PDF the first
+    heading may be a chapter while the first line is the document's title.
+    """
+    if parsed.title:
+        return parsed.title[:200]
+    if parsed.kind == "md" and parsed.headings:
+        return parsed.headings[0].title[:200]
+    for line in parsed.text.splitlines():
         line = line.strip().lstrip("#").strip()
         if line:
             return line[:200]
-    return filename
+    return split_document_name(name)[1]
 
 
 def _items(version: DocumentVersion) -> list[IndexItem]:
@@ -266,8 +325,11 @@ def version_index(*, version: DocumentVersion) -> None:
 INDEX_DATABASE_MAX_WAIT_S = 16.0
 
 
-def versions_index(*, versions: list[DocumentVersion]) -> None:
+def versions_index(*, versions: list[DocumentVersion], progress: Callable[[int, int], None] | None = None) -> None:
     """Index several versions with their embeddings batched together, then make each live.
+
+    ``progress`` (when given) hears ``(chunks done, chunks total)`` after each
+    stored batch, besides each version's own count for its owner's page.
 
     Safe against concurrent runs: the live version is re-read before any
     cleanup, an older version never replaces a newer live one, and a document
@@ -279,7 +341,7 @@ def versions_index(*, versions: list[DocumentVersion]) -> None:
     wait = 1.0
     while True:
         try:
-            _versions_index_once(versions)
+            _versions_index_once(versions, progress=progress)
             return
         except DATABASE_UNAVAILABLE_ERRORS as exc:
             if transaction.get_connection().in_atomic_block:
@@ -294,7 +356,7 @@ def versions_index(*, versions: list[DocumentVersion]) -> None:
             wait *= 2
 
 
-def _versions_index_once(versions: list[DocumentVersion]) -> None:
+def _versions_index_once(versions: list[DocumentVersion], *, progress: Callable[[int, int], None] | None) -> None:
     """One run of :func:`versions_index`; a database that cannot be used now raises (nothing recorded)."""
     keyword = live_keyword_index()
     try:
@@ -318,7 +380,7 @@ def _versions_index_once(versions: list[DocumentVersion]) -> None:
             dense=dense,
             keyword=keyword,
             sentences=_store_sentences,
-            progress=_progress_recorder([(v.pk, len(items[v.pk])) for v in ready]),
+            progress=_progress_recorder([(v.pk, len(items[v.pk])) for v in ready], also=progress),
         )
     except Exception as exc:  # any failure: the live versions must keep answering
         if is_database_unavailable(exc):
@@ -333,10 +395,13 @@ def _versions_index_once(versions: list[DocumentVersion]) -> None:
         _go_live(version, dense=dense, keyword=keyword)
 
 
-def _progress_recorder(sizes: list[tuple[int, int]]) -> Callable[[int, int], None]:
+def _progress_recorder(
+    sizes: list[tuple[int, int]], *, also: Callable[[int, int], None] | None = None
+) -> Callable[[int, int], None]:
     """A progress callback for one batch of versions: records each version's embedded chunks for its owner's page.
 
-    ``sizes`` lists (version id, chunk count) in the order the batch embeds them.
+    ``sizes`` lists (version id, chunk count) in the order the batch embeds them;
+    ``also`` is called with the same arguments after the records are written.
     """
     recorded: dict[int, int] = {}
 
@@ -348,6 +413,8 @@ def _progress_recorder(sizes: list[tuple[int, int]]) -> Callable[[int, int], Non
             if recorded.get(version_id) != embedded:
                 DocumentVersion.objects.filter(pk=version_id).update(chunks_embedded=embedded)
                 recorded[version_id] = embedded
+        if also is not None:
+            also(done, total)
 
     return record
 

@@ -8,10 +8,11 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandParser
 
-from documents.models import Document
-from documents.importing import ImportReport, import_file, supported_files
+from documents.importing import ImportReport, import_file, index_new_versions, supported_files
+from documents.models import DocumentVersion
+from documents.progress import ImportProgress
 from documents.roles import OWNERS_GROUP, REVIEWERS_GROUP
-from documents.services import versions_index
+from documents.selectors import document_named
 
 DEMO_DIR = Path(settings.BASE_DIR) / "documents" / "demo_corpus"
 NOT_DOCUMENTS = {"ATTRIBUTION.md"}
@@ -53,27 +54,17 @@ class Command(BaseCommand):
 
         restricted = json.loads((DEMO_DIR / "groups.json").read_text("utf-8")) if (DEMO_DIR / "groups.json").exists() else {}
         report = ImportReport()
-        # Older versions first, so the current file ends up as the live version.
-        history = DEMO_DIR / "history"
-        new_versions = []
-        for path in supported_files(DEMO_DIR):
-            if path.name in NOT_DOCUMENTS:
-                continue
-            groups = [Group.objects.get_or_create(name=n)[0] for n in restricted.get(path.name, [])]
-            older = sorted((history / path.name).glob("v*")) if (history / path.name).is_dir() else []
-            if not Document.objects.filter(filename=path.name).exists():
-                for old in older:
-                    new_versions.append(
-                        import_file(old, owner=owner, groups=groups, report=ImportReport(), filename=path.name, index=False)
-                    )
-            new_versions.append(import_file(path, owner=owner, groups=groups, report=report, index=False))
-        new_versions = [v for v in new_versions if v is not None]
+        new_versions: list[DocumentVersion] = []
+        with ImportProgress(self._say, interval=settings.RAG_PROGRESS_INTERVAL_S) as progress:
+            paths = [p for p in supported_files(DEMO_DIR, recursive=False) if p.name not in NOT_DOCUMENTS]
+            for done, path in enumerate(paths, start=1):
+                groups = [Group.objects.get_or_create(name=n)[0] for n in restricted.get(path.name, [])]
+                new_versions += _import_with_history(path, owner=owner, groups=groups, report=report)
+                progress.reading(done, len(paths))
+            # Older versions first, so the current file ends up as the live version.
+            index_new_versions(new_versions, report=report, progress=progress)
         if new_versions:
-            versions_index(versions=new_versions)  # older versions go live first, the current file last
-            for version in new_versions:
-                version.document.refresh_from_db()
-            failed = {v.document.filename: v.document.status_message for v in new_versions if v.document.status == Document.Status.FAILED}
-            report.failed.extend(failed.items())
+            self._say(progress.finished())
 
         self.stdout.write(
             f"demo corpus: {len(report.created)} created, {len(report.updated)} updated, "
@@ -84,3 +75,26 @@ class Command(BaseCommand):
         self.stdout.write(f"\nDemo logins ({options['url']}):")
         for username, password, _groups, _s, _su, role in DEMO_USERS:
             self.stdout.write(f"  {username:9} / {password:20} {role}")
+
+    def _say(self, line: str) -> None:
+        """One progress line, flushed at once (`make run` shows it while the demo is indexed)."""
+        self.stdout.write(f"demo corpus: {line}")
+        self.stdout.flush()
+
+
+def _import_with_history(path: Path, *, owner, groups: list[Group], report: ImportReport) -> list[DocumentVersion]:  # noqa: ANN001
+    """Store one demo document (its older versions from history/ first, when it is new); its new versions in order.
+
+    The report counts the document once: created when it did not exist before,
+    else updated or unchanged by its current file.
+    """
+    history = DEMO_DIR / "history" / path.name
+    fresh = document_named(path.name) is None
+    older = sorted(history.glob("v*")) if fresh and history.is_dir() else []
+    mine = ImportReport()
+    versions = [import_file(p, owner=owner, groups=groups, report=mine, name=path.name, index=False) for p in [*older, path]]
+    report.failed.extend(mine.failed)
+    if not mine.failed:
+        stored = bool(mine.created or mine.updated)
+        (report.created if fresh and stored else report.updated if stored else report.unchanged).append(path.name)
+    return [v for v in versions if v is not None]
