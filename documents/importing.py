@@ -73,9 +73,17 @@ def import_file(
     raw = name or path.name
     folder, filename = split_document_name(raw)
     try:
-        existing = document_named(document_name(filename, folder=folder))  # as stored: a Mac's NFD 「ガ.md」 is 「ガ.md」
+        existing = document_named(
+            document_name(filename, folder=folder)
+        )  # as stored: a Mac's NFD 「ガ.md」 is 「ガ.md」
         result = version_ingest(
-            owner=owner, filename=filename, folder=folder, data=path.read_bytes(), groups=groups, document=existing, index=index
+            owner=owner,
+            filename=filename,
+            folder=folder,
+            data=path.read_bytes(),
+            groups=groups,
+            document=existing,
+            index=index,
         )
     except ValidationError as exc:
         report.failed.append((raw, " ".join(exc.messages)))
@@ -118,7 +126,10 @@ def index_new_versions(
         return
     if progress is not None:
         counts = dict(
-            Chunk.objects.filter(version__in=versions).values("version").annotate(n=Count("pk")).values_list("version", "n")
+            Chunk.objects.filter(version__in=versions)
+            .values("version")
+            .annotate(n=Count("pk"))
+            .values_list("version", "n")
         )
         progress.indexing([counts.get(v.pk, 0) for v in versions])
     versions_index(versions=versions, progress=progress.embedded if progress is not None else None)
@@ -131,7 +142,11 @@ def index_new_versions(
 
 
 def import_directory(
-    directory: Path, *, owner, groups: Iterable[Group] | None = None, progress: ImportProgress | None = None  # noqa: ANN001
+    directory: Path,
+    *,
+    owner,
+    groups: Iterable[Group] | None = None,
+    progress: ImportProgress | None = None,  # noqa: ANN001
 ) -> ImportReport:
     """Import the tree below ``directory`` (see the module docstring)."""
     return import_paths(supported_files(directory), owner=owner, groups=groups, root=directory, progress=progress)

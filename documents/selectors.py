@@ -8,7 +8,7 @@ from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from documents.filenames import name_key
-from documents.models import Document, DocumentVersion
+from documents.models import Document, DocumentVersion, IndexingTask
 from documents.roles import is_owner
 
 
@@ -74,3 +74,50 @@ def indexing_progress(document: Document) -> IndexingProgress | None:
         return None
     total = document.chunks.filter(version_id=latest["pk"]).count()
     return IndexingProgress(version_number=latest["number"], embedded=min(latest["chunks_embedded"], total), total=total)
+
+
+INDEX_TASK_PATH = "documents.tasks.index_version_task"
+
+
+def indexing_queue(*, statuses: tuple[str, ...] = ("READY",)) -> QuerySet[IndexingTask]:
+    """Indexing tasks in ``statuses``, in the order the workers take them (django-tasks-db's own ordering)."""
+    return IndexingTask.objects.filter(task_path=INDEX_TASK_PATH, status__in=statuses)
+
+
+def task_version_id(task: IndexingTask) -> int | None:
+    """The version an indexing task is for (its one argument), or ``None`` for a malformed row."""
+    return _version_argument(task.args_kwargs)
+
+
+def _version_argument(args_kwargs: object) -> int | None:
+    args = args_kwargs.get("args") if isinstance(args_kwargs, dict) else None
+    return args[0] if isinstance(args, list) and args and isinstance(args[0], int) else None
+
+
+def queue_positions(documents: list[Document]) -> dict[int, int]:
+    """For each of ``documents`` waiting to be indexed: its place in the queue (1 = next), by document id.
+
+    The place counts every task a worker would take first: all waiting tasks
+    (of any kind) ahead of the document's earliest waiting indexing task.
+    Documents being indexed or not queued are left out (with the immediate
+    backend nothing ever waits).
+    """
+    waiting = {d.pk for d in documents if d.status in (Document.Status.PENDING, Document.Status.INDEXING)}
+    if not waiting:
+        return {}
+    ready = IndexingTask.objects.filter(status="READY").values_list("task_path", "args_kwargs")
+    version_ids: list[tuple[int, int]] = []  # (place, version id)
+    for place, (path, args_kwargs) in enumerate(ready, start=1):
+        if path == INDEX_TASK_PATH and (version_id := _version_argument(args_kwargs)) is not None:
+            version_ids.append((place, version_id))
+    documents_of = dict(
+        DocumentVersion.objects.filter(pk__in=[v for _p, v in version_ids], document_id__in=waiting).values_list(
+            "pk", "document_id"
+        )
+    )
+    positions: dict[int, int] = {}
+    for place, version_id in version_ids:
+        document_id = documents_of.get(version_id)
+        if document_id is not None:
+            positions.setdefault(document_id, place)
+    return positions

@@ -35,7 +35,7 @@ from documents.forms import DocumentUploadForm, VersionUploadForm, read_upload
 from documents.models import Chunk, Document, DocumentVersion
 from documents.notices import notices_for
 from documents.roles import is_owner
-from documents.selectors import get_document_for_manager, indexing_progress, manageable_documents
+from documents.selectors import get_document_for_manager, indexing_progress, manageable_documents, queue_positions
 from documents.services import document_delete, document_ingest, document_reindex
 
 # How many "needs a document fix" answers a page lists at most.
@@ -90,7 +90,8 @@ def document_list(request: HttpRequest) -> HttpResponse:
         .order_by("filename")
     )
     notices = notices_for(request.user, documents)
-    rows = [{"document": d, "fixes": notices.get(d.pk, [])} for d in documents]
+    positions = queue_positions(documents)
+    rows = [{"document": d, "fixes": notices.get(d.pk, []), "queue_position": positions.get(d.pk)} for d in documents]
     return render(
         request,
         "documents/list.html",
@@ -147,6 +148,7 @@ def _detail_context(request: HttpRequest, document: Document, replace_form: Vers
         "replace_form": replace_form,
         "max_mb": settings.RAG_MAX_UPLOAD_MB,
         "progress": indexing_progress(document),
+        "queue_position": queue_positions([document]).get(document.pk),
     }
 
 
@@ -170,7 +172,12 @@ def document_status(request: HttpRequest, pk: int) -> HttpResponse:
     refresh = request.GET.get("refresh") == "1"
     if request.htmx and refresh and document.status in (Document.Status.READY, Document.Status.FAILED):
         return HttpResponseClientRefresh()
-    context = {"document": document, "refresh": refresh, "progress": indexing_progress(document)}
+    context = {
+        "document": document,
+        "refresh": refresh,
+        "progress": indexing_progress(document),
+        "queue_position": queue_positions([document]).get(document.pk),
+    }
     return render(request, "documents/partials/_status.html", context)
 
 

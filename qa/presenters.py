@@ -271,6 +271,8 @@ class Footnote:
     context_before: str
     context_after: str
     quote_verified: bool
+    # The cited document's title, shown with its path ("" when the document is gone).
+    title: str = ""
 
 
 @dataclass(frozen=True)
@@ -331,6 +333,7 @@ def _footnote(answer: Answer, citation: Citation) -> Footnote:
         context_before=shown.before,
         context_after=shown.after,
         quote_verified=citation.quote_verified,
+        title=citation.document.title if citation.document is not None else "",
     )
 
 

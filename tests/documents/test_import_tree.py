@@ -99,7 +99,9 @@ def test_import_prints_progress_while_it_indexes(owner, tree, settings, monkeypa
 
     chunks = sum(d.chunks.count() for d in Document.objects.all())
     assert f"indexing 3 file(s), {chunks} chunks" in output
-    lines = re.findall(r"indexing: (\d+)/3 files, (\d+)/(\d+) chunks embedded, ([\d.]+) chunks/s, about .+ left", output)
+    lines = re.findall(
+        r"indexing: (\d+)/3 files, (\d+)/(\d+) chunks embedded, ([\d.]+) chunks/s, about .+ left", output
+    )
     assert lines, output
     assert all(int(total) == chunks for _files, _done, total, _rate in lines)
     assert f"indexed {chunks} chunks in" in output
@@ -113,7 +115,9 @@ def test_progress_line_gives_files_chunks_rate_and_time_left():
     now[0] = 5.0
     assert progress.line() == "reading files: 2/4 (5 s)"
     progress.indexing([2, 3, 5])
-    assert lines == ["indexing 3 file(s), 10 chunks (embedding each chunk; the first batch also loads the embedding model)"]
+    assert lines == [
+        "indexing 3 file(s), 10 chunks (embedding each chunk; the first batch also loads the embedding model)"
+    ]
     now[0] = 7.0
     assert progress.line() == "indexing: 0/3 files, 0/10 chunks embedded, 2 s so far (first batch running)"
     progress.embedded(5, 10)
@@ -161,7 +165,9 @@ def test_the_same_file_name_in_another_folder_is_another_document_and_a_bad_fold
     with pytest.raises(ValidationError) as same:
         document_ingest(owner=owner, filename="_INDEX.md", folder="Leave", data="# 休暇\n本文。\n".encode())
     assert same.value.code == "duplicate_filename"
-    document = document_ingest(owner=owner, filename="_index.md", folder="benefits", data="# 福利\n健診は5月。\n".encode())
+    document = document_ingest(
+        owner=owner, filename="_index.md", folder="benefits", data="# 福利\n健診は5月。\n".encode()
+    )
     assert document.filename == "benefits/_index.md" and document.title == "福利"
     assert document.status == Document.Status.READY
     assert document.live_version.file.name.endswith("/_index.md")

@@ -33,7 +33,11 @@ class Command(BaseCommand):
             report = import_directory(directory, owner=owner, groups=groups, progress=progress)
         if report.created or report.updated:
             self._say(progress.finished())
-        for label, names_ in (("created", report.created), ("updated", report.updated), ("unchanged", report.unchanged)):
+        for label, names_ in (
+            ("created", report.created),
+            ("updated", report.updated),
+            ("unchanged", report.unchanged),
+        ):
             for name in names_:
                 self.stdout.write(f"{label:9} {name}")
         for name, reason in report.failed:
