@@ -30,7 +30,7 @@ from documents.serializers import (
     DocumentUploadInputSerializer,
     VersionUploadInputSerializer,
 )
-from documents.services import document_delete, document_ingest, document_reindex
+from documents.services import document_delete, document_ingest, document_reindex, version_ingest
 from ragportal.api import Pagination
 from ragportal.parsers import JSONParser
 
@@ -105,6 +105,7 @@ class DocumentCollectionAPI(DocumentsAPIView):
                 data=read_upload(uploaded),
                 title=data.validated_data["title"],
                 groups=data.validated_data.get("groups"),
+                folder=data.validated_data["folder"],
             )
         except DjangoValidationError as exc:
             raise _file_errors(exc) from None
@@ -157,15 +158,12 @@ class DocumentVersionsAPI(DocumentsAPIView):
         data = VersionUploadInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         uploaded = data.validated_data["file"]
-        before = document.versions.count()
         try:
-            document = document_ingest(
-                owner=request.user, filename=uploaded.name, data=read_upload(uploaded), document=document
-            )
+            result = version_ingest(owner=request.user, filename=uploaded.name, data=read_upload(uploaded), document=document)
         except DjangoValidationError as exc:
             raise _file_errors(exc) from None
-        created = document.versions.count() > before
-        return Response(_detail(document), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        code = status.HTTP_201_CREATED if result.changed else status.HTTP_200_OK
+        return Response(_detail(result.document), status=code)
 
 
 class DocumentReindexAPI(DocumentsAPIView):

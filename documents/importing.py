@@ -144,9 +144,9 @@ def index_new_versions(
 def import_directory(
     directory: Path,
     *,
-    owner,
+    owner,  # noqa: ANN001
     groups: Iterable[Group] | None = None,
-    progress: ImportProgress | None = None,  # noqa: ANN001
+    progress: ImportProgress | None = None,
 ) -> ImportReport:
     """Import the tree below ``directory`` (see the module docstring)."""
     return import_paths(supported_files(directory), owner=owner, groups=groups, root=directory, progress=progress)

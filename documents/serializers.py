@@ -16,7 +16,7 @@ from drf_spectacular.utils import extend_schema_field
 from django.db.models import Count
 from rest_framework import serializers
 
-from documents.filenames import clean_filename
+from documents.filenames import clean_filename, clean_folder
 from documents.models import Document, DocumentVersion
 
 # --- inputs -----------------------------------------------------------------
@@ -60,12 +60,23 @@ class _UploadFileField(serializers.FileField):
 
 class DocumentUploadInputSerializer(serializers.Serializer):
     file = _UploadFileField(help_text="文書のファイル（.md .txt .html .pdf .docx）")
+    folder = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=255,
+        help_text="置くフォルダ（例: 人事/休暇）。文書名は「フォルダ/ファイル名」になる。省略すると最上位",
+    )
     title = serializers.CharField(required=False, allow_blank=True, default="", max_length=255)
     groups = serializers.ListField(
         child=GroupReferenceField(),
         required=False,
         help_text="閲覧できるグループ（名前またはID、複数可）。省略すると全社員が閲覧できる",
     )
+
+
+    def validate_folder(self, value: str) -> str:
+        return clean_folder(value)  # a Django ValidationError: DRF reports it under "folder"
 
 
 class VersionUploadInputSerializer(serializers.Serializer):

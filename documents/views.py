@@ -36,7 +36,7 @@ from documents.models import Chunk, Document, DocumentVersion
 from documents.notices import notices_for
 from documents.roles import is_owner
 from documents.selectors import get_document_for_manager, indexing_progress, manageable_documents, queue_positions
-from documents.services import document_delete, document_ingest, document_reindex
+from documents.services import document_delete, document_ingest, document_reindex, version_ingest
 
 # How many "needs a document fix" answers a page lists at most.
 
@@ -115,6 +115,7 @@ def document_upload(request: HttpRequest) -> HttpResponse:
                     data=read_upload(uploaded),
                     title=form.cleaned_data["title"],
                     groups=form.cleaned_data["groups"],
+                    folder=form.cleaned_data["folder"],
                 )
             except ValidationError as exc:
                 form.add_error("file", exc)
@@ -189,15 +190,13 @@ def document_replace(request: HttpRequest, pk: int) -> HttpResponse:
     form = VersionUploadForm(request.POST, request.FILES)
     if form.is_valid():
         uploaded = form.cleaned_data["file"]
-        versions_before = document.versions.count()
         try:
-            document = document_ingest(
-                owner=request.user, filename=uploaded.name, data=read_upload(uploaded), document=document
-            )
+            result = version_ingest(owner=request.user, filename=uploaded.name, data=read_upload(uploaded), document=document)
         except ValidationError as exc:
             form.add_error("file", exc)
         else:
-            _announce(request, document, new_version=document.versions.count() > versions_before)
+            document = result.document
+            _announce(request, document, new_version=result.changed)
             return _redirect(request, reverse("documents:detail", args=[document.pk]))
     if request.htmx:
         context = {"document": document, "replace_form": form, "max_mb": settings.RAG_MAX_UPLOAD_MB}

@@ -88,7 +88,7 @@ def test_import_prints_progress_while_it_indexes(owner, tree, settings, monkeypa
     monkeypatch.setattr(indexing, "STORE_BATCH", 1)
     real_embed = indexing.embed_passages
 
-    def slower_embed(texts: list[str]):  # noqa: ANN202
+    def slower_embed(texts: list[str]):
         import time
 
         time.sleep(0.15)
