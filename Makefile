@@ -13,8 +13,10 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 
+# Not --quiet: on a fresh clone this is the first minute of `make run`, and pip's lines show it working.
 $(VENV)/.runtime: requirements.txt | $(PY)
-	$(PIP) install --quiet -r requirements.txt
+	@echo "== installing the Python packages (first run only, about a minute) =="
+	$(PIP) install --progress-bar off -r requirements.txt
 	touch $@
 
 $(VENV)/.dev: requirements-dev.txt requirements.txt $(VENV)/.runtime
@@ -30,6 +32,7 @@ migrate: venv
 
 # The banner lists the demo logins at the address `run` serves (HOST and PORT).
 demo: migrate
+	@echo "== demo users and documents (a fresh clone indexes the demo corpus here; progress every few seconds) =="
 	DEBUG=1 $(PY) manage.py load_demo --url http://$(HOST):$(PORT)/
 
 # One indexing worker beside the web server (one core, lower priority: questions stay fast), stopped with it.
