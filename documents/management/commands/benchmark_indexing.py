@@ -88,6 +88,6 @@ class Command(BaseCommand):
         directory = Path(str(options["dir"]))
         if not directory.is_dir():
             raise CommandError(f"{directory} is not a directory")
-        return [(p.name, p.read_bytes()) for p in supported_files(directory) if p.name != "ATTRIBUTION.md"]
+        return [(p.name, p.read_bytes()) for p in supported_files(directory, recursive=False) if p.name != "ATTRIBUTION.md"]
 
 
