@@ -137,7 +137,6 @@ def version_ingest(
     if index:
         _enqueue(version.pk)
     document.refresh_from_db()
-    version.refresh_from_db()
     return IngestResult(document=document, version=version, created=created)
 
 
