@@ -11,7 +11,7 @@ PATH = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).with_name("ques
 KINDS = {"lexical", "paraphrase", "kana", "english", "number", "off_topic", "too_short"}
 
 
-def norm(s):  # same folding as qa/scoring.normalise: NFKC, lower case, spaces removed
+def norm(s: str) -> str:  # same folding as qa/scoring.normalise: NFKC, lower case, spaces removed
     return unicodedata.normalize("NFKC", s).lower().replace(" ", "")
 
 
@@ -19,7 +19,7 @@ errors, rows, seen = [], [], set()
 for i, line in enumerate(PATH.read_text(encoding="utf-8").splitlines(), 1):
     try:
         o = json.loads(line)
-    except Exception as e:
+    except ValueError as e:
         errors.append(f"line {i}: not JSON: {e}")
         continue
     rows.append(o)
