@@ -422,7 +422,11 @@ def answer_view(answer: Answer) -> AnswerView:
     """Build the template data for one answer (uses ``answer.citations``; prefetch it for lists)."""
     is_clarification = answer.response_type == Answer.ResponseType.CLARIFICATION
     stale = answer.response_type == Answer.ResponseType.ANSWER and is_stale(answer)
-    confidence = shown_confidence(answer, stale=stale)
+    is_not_found = answer.response_type == Answer.ResponseType.NOT_FOUND
+    # A question asked back and a "not found" are not graded answers: no confidence badge
+    # (a red 低 read as an error); the template gives them their own neutral badge. An
+    # answer the grounding gate withheld keeps its 低: it was built, then judged weak.
+    confidence = "" if is_clarification or is_not_found else shown_confidence(answer, stale=stale)
     warnings = answer_warnings(answer) if answer.response_type == Answer.ResponseType.ANSWER else []
     return AnswerView(
         answer=answer,
@@ -433,7 +437,7 @@ def answer_view(answer: Answer) -> AnswerView:
         footnotes=[_footnote(answer, c) for c in answer.citations.all()],
         warnings=[str(STALE_MESSAGE), *warnings] if stale else warnings,
         stale=stale,
-        is_abstention=answer.response_type == Answer.ResponseType.NOT_FOUND or answer.flag_low_grounding,
+        is_abstention=is_not_found or answer.flag_low_grounding,
         is_error=answer.response_type == Answer.ResponseType.ERROR,
         clarification_message=str((answer.clarification or {}).get("message") or "") if is_clarification else "",
         clarification_options=_clarification_options(answer) if is_clarification else [],

@@ -43,10 +43,20 @@ CONTEXT_CHARS = 80
 GENERIC_ERROR = "回答の生成に失敗しました。しばらくしてから再度お試しください。"
 # Follow-ups lean on the previous turn: demonstratives, or too short to stand alone.
 _FOLLOW_UP = re.compile(r"(それ|その|そちら|そこ|これ|この|あれ|あの|前述|上記|\bit\b|\bthat\b|\bthis\b|\bthose\b|\bthey\b)", re.I)
-def search_query_for(text: str, previous_questions: list[str]) -> str:
-    """The query to search: the question, with the previous question folded in for a follow-up."""
-    if previous_questions and (_FOLLOW_UP.search(text) or len(text.strip()) <= 8):
-        return f"{previous_questions[-1]} {text}"
+def search_query_for(text: str, previous: list[tuple[str, str]]) -> str:
+    """The query to search: the question, with the previous question folded in for a follow-up.
+
+    ``previous`` holds the earlier turns' (question, search query). Asking the
+    previous question again, as a clarification's choice does, searches what
+    that question searched rather than the question twice.
+    """
+    if not previous:
+        return text
+    question, searched = previous[-1]
+    if text == question.strip():
+        return searched or text
+    if _FOLLOW_UP.search(text) or len(text.strip()) <= 8:
+        return f"{question} {text}"
     return text
 
 
@@ -110,9 +120,11 @@ def answer_question(
         raise ValidationError({"document": _("この文書は見つかりません。")}, code="not_found")
 
     turns = (
-        list(conversation.answers.order_by("created_at").values_list("question", "answer_text")) if conversation else []
+        list(conversation.answers.order_by("created_at").values_list("question", "answer_text", "search_query"))
+        if conversation
+        else []
     )
-    search_query = search_query_for(text, [question for question, _ in turns])
+    search_query = search_query_for(text, [(question, searched) for question, _, searched in turns])
 
     # Searched before anything is stored: with the dense index unreachable this raises
     # DenseIndexUnavailableError and leaves no conversation or answer behind.
@@ -155,7 +167,7 @@ def answer_question(
     elif options:
         _store_clarification(answer, options, english=is_english(text))
     else:
-        generated = _answer_with_provider(answer, text, result, history=turns[-3:])
+        generated = _answer_with_provider(answer, text, result, history=[(question, said) for question, said, _ in turns[-3:]])
     answer.latency_ms = (time.perf_counter() - started) * 1000
     # One transaction, after the slow part: a database that fails here (a lock that
     # outlasts its timeout) leaves neither a new conversation nor half an answer.

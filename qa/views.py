@@ -28,6 +28,8 @@ from qa.models import Answer, Conversation, Feedback
 from qa.presenters import answer_view
 
 CONVERSATION_LIST_SIZE = 30
+# The session entry holding a just-created API key until the page has shown it once.
+NEW_API_KEY_SESSION_KEY = "qa.new_api_key"
 
 
 def _get_conversation_for_user(request: HttpRequest, pk: int) -> Conversation:
@@ -187,22 +189,25 @@ def feedback(request: HttpRequest, pk: int) -> HttpResponse:
 def api_token(request: HttpRequest) -> HttpResponse:
     """The signed-in user's personal API token: create (or replace) it, see its key once, revoke it.
 
-    The key appears only in the response to the POST that created it (not
-    cached, not in a redirect's session); later visits show when it was made.
+    POST-redirect-GET: creating stores the new key in the session and redirects,
+    and the next GET pops it, so the key is shown exactly once and reloading the
+    page (or going back) never re-sends the form and silently replaces the token.
+    Responses are not cached; later visits show when the token was made.
     """
     if request.method == "POST":
         action = request.POST.get("action")
         if action == "create":
             token = api_tokens.api_token_create(user=request.user)
-            context = {"token": token, "new_key": token.key, "ask_url": request.build_absolute_uri("/api/v1/ask")}
-            return render(request, "qa/api_token.html", context)
-        if action == "revoke":
-            if api_tokens.api_token_revoke(user=request.user):
-                messages.success(request, _("APIトークンを無効にしました。"))
-            return redirect("qa:api_token")
+            request.session[NEW_API_KEY_SESSION_KEY] = token.key
+        elif action == "revoke" and api_tokens.api_token_revoke(user=request.user):
+            messages.success(request, _("APIトークンを無効にしました。"))
         return redirect("qa:api_token")
+    token = api_tokens.api_token_for_user(request.user)
+    new_key = request.session.pop(NEW_API_KEY_SESSION_KEY, None)
     context = {
-        "token": api_tokens.api_token_for_user(request.user),
+        "token": token,
+        # A key whose token was since replaced or revoked (another tab) is not shown.
+        "new_key": new_key if token is not None and new_key == token.key else None,
         "ask_url": request.build_absolute_uri("/api/v1/ask"),
     }
     return render(request, "qa/api_token.html", context)

@@ -159,11 +159,17 @@ def test_token_page_creates_shows_once_and_revokes_a_token(page, login, employee
     assert page.request.get("/api/v1/conversations", headers={"Authorization": f"Token {key}"}).status == 200
     screenshot(page, "api-token-created")
 
-    page.goto("/api-token/")  # a plain visit later: no key on the page any more
+    # Issue 25 #1: reloading re-sends no form (POST-redirect-GET): the copied key keeps working.
+    page.reload()
     assert page.locator("#token-key").count() == 0
     assert key not in page.content()
     assert "有効なトークンがあります" in page.locator(".token-state").inner_text()
     assert Token.objects.get(user=employee).key == key
+    assert page.request.get("/api/v1/conversations", headers={"Authorization": f"Token {key}"}).status == 200
+    screenshot(page, "api-token-after-reload")
+
+    page.goto("/api-token/")  # a plain visit later: no key on the page any more
+    assert page.locator("#token-key").count() == 0
 
     page.get_by_role("button", name="トークンを無効にする").click()
     page.locator(".messages").wait_for()
