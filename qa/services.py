@@ -28,6 +28,7 @@ from documents.sentence_vectors import vectors_for
 from qa.ambiguity import content_terms
 from qa.models import Answer, AnswerSource, Citation, Conversation, Feedback
 from qa.providers import get_provider
+from qa.selectors import conversation_turns
 from qa.retrieval import SearchResult, clarification_options, is_off_topic, search
 from qa.types import ProviderAnswer, ProviderConfigurationError, ProviderError, RetrievedChunk
 from ragportal.text import is_english
@@ -109,9 +110,8 @@ def answer_question(
     if document is not None and not visible_documents(user).filter(pk=document.pk).exists():
         raise ValidationError({"document": _("この文書は見つかりません。")}, code="not_found")
 
-    turns = (
-        list(conversation.answers.order_by("created_at").values_list("question", "answer_text")) if conversation else []
-    )
+    # As the user sees them now: a withheld answer's text never reaches the provider (nor the search).
+    turns = conversation_turns(conversation, user) if conversation else []
     search_query = search_query_for(text, [question for question, _ in turns])
 
     # Searched before anything is stored: with the dense index unreachable this raises
