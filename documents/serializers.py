@@ -18,6 +18,7 @@ from rest_framework import serializers
 
 from documents.filenames import clean_filename, clean_folder
 from documents.models import Document, DocumentVersion
+from ragportal.api import database_id
 
 # --- inputs -----------------------------------------------------------------
 
@@ -36,8 +37,8 @@ class GroupReferenceField(serializers.Field):
             self.fail("invalid")
         value = str(data).strip()
         group = Group.objects.filter(name=value).first()
-        if group is None and value.isascii() and value.isdigit():
-            group = Group.objects.filter(pk=int(value)).first()
+        if group is None and (pk := database_id(value)) is not None:
+            group = Group.objects.filter(pk=pk).first()
         if group is None:
             raise serializers.ValidationError(self.error_messages["unknown"] % {"value": value}, code="unknown")
         return group

@@ -33,6 +33,7 @@ from markdown_it import MarkdownIt
 from documents.chunking import HEADING_SEPARATOR
 from qa.models import Answer, Citation
 from qa.quote_context import quote_in_context
+from qa.selectors import WITHHELD_MESSAGE, is_withheld
 from qa.services import CONTEXT_CHARS as STORED_CONTEXT_CHARS
 from verification.flags import FLAGS, sentence_reason
 
@@ -309,6 +310,8 @@ class AnswerView:
     search_query: str = ""
     stale: bool = False
     unsupported: list[UnsupportedSentence] = field(default_factory=list)
+    withheld: bool = False
+    withheld_message: str = ""
 
 
 def _footnote(answer: Answer, citation: Citation) -> Footnote:
@@ -418,8 +421,30 @@ def unsupported_sentences(answer: Answer) -> list[UnsupportedSentence]:
     return out
 
 
+def _withheld_view(answer: Answer) -> AnswerView:
+    """An answer its asker may no longer read: the message only (no text, footnote, file name or badge)."""
+    return AnswerView(
+        answer=answer,
+        html=mark_safe(""),
+        response_type=answer.response_type,
+        confidence="",
+        confidence_label="",
+        footnotes=[],
+        warnings=[],
+        is_abstention=False,
+        is_error=False,
+        withheld=True,
+        withheld_message=str(WITHHELD_MESSAGE),
+    )
+
+
 def answer_view(answer: Answer) -> AnswerView:
-    """Build the template data for one answer (uses ``answer.citations``; prefetch it for lists)."""
+    """Build the template data for one answer (uses ``answer.citations``; prefetch it for lists).
+
+    A withheld answer (``qa.selectors.is_withheld``) shows only ``WITHHELD_MESSAGE``.
+    """
+    if is_withheld(answer):
+        return _withheld_view(answer)
     is_clarification = answer.response_type == Answer.ResponseType.CLARIFICATION
     stale = answer.response_type == Answer.ResponseType.ANSWER and is_stale(answer)
     is_not_found = answer.response_type == Answer.ResponseType.NOT_FOUND
@@ -467,12 +492,54 @@ def _sources_and_sections(answer: Answer) -> tuple[list[str], list[dict[str, Any
     return sources, sections
 
 
+def _withheld_payload(answer: Answer) -> dict[str, Any]:
+    """The API shape of an answer its asker may no longer read: the question they wrote, and the message.
+
+    No answer text, citation, quote, source or section name, verification
+    detail or expansion keyword (those come from the documents); ``stale`` is
+    not evaluated (it would tell that a restricted document changed).
+    """
+    message = str(WITHHELD_MESSAGE)
+    return {
+        "id": answer.pk,
+        "conversation": answer.conversation_id,
+        "question": answer.question,
+        "search_query": answer.search_query,
+        "expanded_query": "",
+        "added_keywords": [],
+        "response_type": answer.response_type,
+        "answer": message,
+        "withheld": True,
+        "clarification": None,
+        "sources": [],
+        "sections": [],
+        "confidence": None,
+        "stale": False,
+        "verification": {
+            "citation_presence": None,
+            "flags": [],
+            "warnings": [message],
+            "grounded_ratio": None,
+            "quote_checks": [],
+            "sentences": [],
+            "replaced_text": False,
+        },
+        "version": API_VERSION,
+        "citations": [],
+        "flags": [],
+        "created_at": answer.created_at.isoformat() if answer.created_at else None,
+    }
+
+
 def answer_payload(answer: Answer) -> dict[str, Any]:
     """The API shape of one answer (the reference project's fields, plus id, citations and flags).
 
     Only the answer's own citations are included; callers must already have
-    checked that the requesting user may see ``answer``.
+    checked that the requesting user may see ``answer``. An answer its asker
+    may no longer read (``qa.selectors.is_withheld``) comes back withheld.
     """
+    if is_withheld(answer):
+        return _withheld_payload(answer)
     verdict = answer.verification or {}
     sources, sections = _sources_and_sections(answer)
     flags = answer.flags
@@ -487,6 +554,7 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
         "added_keywords": list(answer.added_keywords or []),
         "response_type": answer.response_type,
         "answer": answer.answer_text,
+        "withheld": False,
         "clarification": answer.clarification or None,
         "sources": sources,
         "sections": sections,

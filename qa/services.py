@@ -28,6 +28,7 @@ from documents.sentence_vectors import vectors_for
 from qa.ambiguity import content_terms
 from qa.models import Answer, AnswerSource, Citation, Conversation, Feedback
 from qa.providers import get_provider
+from qa.selectors import conversation_turns
 from qa.retrieval import SearchResult, clarification_options, is_off_topic, search
 from qa.types import ProviderAnswer, ProviderConfigurationError, ProviderError, RetrievedChunk
 from ragportal.text import is_english
@@ -119,12 +120,9 @@ def answer_question(
     if document is not None and not visible_documents(user).filter(pk=document.pk).exists():
         raise ValidationError({"document": _("この文書は見つかりません。")}, code="not_found")
 
-    turns = (
-        list(conversation.answers.order_by("created_at").values_list("question", "answer_text", "search_query"))
-        if conversation
-        else []
-    )
-    search_query = search_query_for(text, [(question, searched) for question, _, searched in turns])
+    # As the user sees them now: a withheld answer's text never reaches the provider (nor the search).
+    turns = conversation_turns(conversation, user) if conversation else []
+    search_query = search_query_for(text, [(turn.question, turn.search_query) for turn in turns])
 
     # Searched before anything is stored: with the dense index unreachable this raises
     # DenseIndexUnavailableError and leaves no conversation or answer behind.
@@ -167,7 +165,9 @@ def answer_question(
     elif options:
         _store_clarification(answer, options, english=is_english(text))
     else:
-        generated = _answer_with_provider(answer, text, result, history=[(question, said) for question, said, _ in turns[-3:]])
+        generated = _answer_with_provider(
+            answer, text, result, history=[(turn.question, turn.answer_text) for turn in turns[-3:]]
+        )
     answer.latency_ms = (time.perf_counter() - started) * 1000
     # One transaction, after the slow part: a database that fails here (a lock that
     # outlasts its timeout) leaves neither a new conversation nor half an answer.

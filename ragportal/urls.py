@@ -8,8 +8,14 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 # The schema needs a signed-in user (SPECTACULAR_SETTINGS["SERVE_PERMISSIONS"]): an
 # anonymous API client gets 401, and a browser on the docs page the login page.
-# The split view serves the Swagger UI's start-up script as a file, not inline (CSP).
-swagger_ui = login_required(SpectacularSwaggerSplitView.as_view(url_name="schema", template_name="api/swagger_ui.html"))
+# The split view serves the Swagger UI's start-up script as a file, not inline (CSP). It is a
+# page, not an API: OPTIONS would render DRF's metadata through the page's template (a 500),
+# so only GET and HEAD are allowed and anything else is a 405 (templates/405.html).
+swagger_ui = login_required(
+    SpectacularSwaggerSplitView.as_view(
+        url_name="schema", template_name="api/swagger_ui.html", http_method_names=["get", "head"]
+    )
+)
 
 urlpatterns = [
     path("", include("qa.urls")),

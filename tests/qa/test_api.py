@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 ANSWER_KEYS = {
     "id", "conversation", "question", "search_query", "expanded_query", "added_keywords", "response_type",
     "answer", "clarification", "sources", "sections", "confidence", "verification", "version", "citations",
-    "flags", "created_at", "stale",
+    "flags", "created_at", "stale", "withheld",
 }  # fmt: skip
 
 
