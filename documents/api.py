@@ -34,7 +34,9 @@ from documents.services import document_delete, document_ingest, document_reinde
 from ragportal.api import Pagination
 from ragportal.parsers import JSONParser
 
-BAD_REQUEST = OpenApiResponse(OpenApiTypes.OBJECT, description="入力エラー（フィールドごとのメッセージ。ファイルの問題は file に）")
+BAD_REQUEST = OpenApiResponse(
+    OpenApiTypes.OBJECT, description="入力エラー（フィールドごとのメッセージ。ファイルの問題は file に）"
+)
 UNAUTHENTICATED = OpenApiResponse(OpenApiTypes.OBJECT, description="未認証")
 FORBIDDEN = OpenApiResponse(OpenApiTypes.OBJECT, description="文書オーナーの権限がありません")
 NOT_FOUND = OpenApiResponse(OpenApiTypes.OBJECT, description="存在しない、または変更できない文書")
@@ -55,7 +57,12 @@ def _file_errors(exc: DjangoValidationError) -> ValidationError:
 
 
 def _detail(document: Document) -> dict:
-    document = Document.objects.select_related("owner", "live_version").prefetch_related("groups").get(pk=document.pk)
+    document = (
+        Document.objects.select_related("owner", "live_version")
+        .defer("live_version__text")  # only the live version's number is shown
+        .prefetch_related("groups")
+        .get(pk=document.pk)
+    )
     return DocumentDetailSerializer(document).data
 
 
@@ -72,6 +79,7 @@ class DocumentCollectionAPI(DocumentsAPIView):
         return (
             manageable_documents(request.user)
             .select_related("owner", "live_version")
+            .defer("live_version__text")  # only the live version's number is shown
             .prefetch_related("groups")
             .order_by("filename")
         )

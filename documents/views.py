@@ -86,6 +86,7 @@ def document_list(request: HttpRequest) -> HttpResponse:
     documents = list(
         manageable_documents(request.user)
         .select_related("owner", "live_version")
+        .defer("live_version__text")  # only the live version's number is shown
         .prefetch_related("groups")
         .order_by("filename")
     )
@@ -132,12 +133,16 @@ def document_upload(request: HttpRequest) -> HttpResponse:
 
 
 def _detail_context(request: HttpRequest, document: Document, replace_form: VersionUploadForm) -> dict[str, Any]:
-    versions = list(document.versions.select_related("uploaded_by").order_by("-number"))
+    versions = list(document.versions.select_related("uploaded_by").defer("text").order_by("-number"))
     # The chunks readers get: the live version's, or (before anything went live) the latest attempt's.
     shown: DocumentVersion | None = next((v for v in versions if v.pk == document.live_version_id), None)
     if shown is None and versions:
         shown = versions[0]
-    chunks = Chunk.objects.filter(version=shown).defer("sentence_vectors").order_by("ordinal") if shown else Chunk.objects.none()
+    chunks = (
+        Chunk.objects.filter(version=shown).defer("sentence_vectors").order_by("ordinal")
+        if shown
+        else Chunk.objects.none()
+    )
     return {
         "document": document,
         "versions": versions,
