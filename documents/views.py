@@ -31,6 +31,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect, HttpResponseClientRefresh
 
+from documents.failures import DELETE_UNAVAILABLE, DenseIndexUnavailableError
 from documents.forms import DocumentUploadForm, VersionUploadForm, read_upload
 from documents.models import Chunk, Document, DocumentVersion
 from documents.notices import notices_for
@@ -226,15 +227,21 @@ def document_reindex_view(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def document_delete_view(request: HttpRequest, pk: int) -> HttpResponse:
-    """GET asks for confirmation; POST removes the document from both indexes and the database."""
+    """GET asks for confirmation; POST removes the document from both indexes and the database.
+
+    With the Chroma server down nothing is removed: the confirmation page again, with HTTP 503 and the reason.
+    """
     document = _get_document_for_owner(request, pk)
+    status = 200
     if request.method == "POST":
         name = document.filename
-        document_delete(document=document)
-        messages.success(request, _("「%(name)s」を削除しました。") % {"name": name})
-        return _redirect(request, reverse("documents:list"))
-    return render(
-        request,
-        "documents/delete.html",
-        {"document": document, "version_count": document.versions.count(), "chunk_count": document.chunks.count()},
-    )
+        try:
+            document_delete(document=document)
+        except DenseIndexUnavailableError:
+            messages.error(request, DELETE_UNAVAILABLE)
+            status = 503
+        else:
+            messages.success(request, _("「%(name)s」を削除しました。") % {"name": name})
+            return _redirect(request, reverse("documents:list"))
+    context = {"document": document, "version_count": document.versions.count(), "chunk_count": document.chunks.count()}
+    return render(request, "documents/delete.html", context, status=status)
