@@ -12,6 +12,7 @@ from django.utils.html import format_html
 from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 
+from documents import selectors
 from documents.models import Chunk, Document, DocumentVersion, IndexingTask
 from documents.selectors import indexing_queue, task_version_id
 
@@ -61,7 +62,13 @@ class DocumentAdmin(admin.ModelAdmin):
     inlines = (VersionInline,)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Document]:
-        return super().get_queryset(request).annotate(n_chunks=Count("chunks", distinct=True))
+        # A subquery, not Count("chunks"): the join would copy each row, with its live version's text, per chunk.
+        return (
+            super()
+            .get_queryset(request)
+            .defer("live_version__text")
+            .annotate(n_chunks=selectors.chunk_count(of="document"))
+        )
 
     @admin.display(description=_("チャンク数"), ordering="n_chunks")
     def chunk_count(self, document: Document) -> int:
@@ -70,7 +77,16 @@ class DocumentAdmin(admin.ModelAdmin):
 
 @admin.register(DocumentVersion)
 class DocumentVersionAdmin(admin.ModelAdmin):
-    list_display = ("document", "number", "original_name", "size", "encoding", "created_at", "indexed_at", "embedding_model")
+    list_display = (
+        "document",
+        "number",
+        "original_name",
+        "size",
+        "encoding",
+        "created_at",
+        "indexed_at",
+        "embedding_model",
+    )
     list_filter = ("embedding_model", "encoding")
     search_fields = ("document__filename", "original_name", "sha256")
     list_select_related = ("document",)
@@ -78,9 +94,22 @@ class DocumentVersionAdmin(admin.ModelAdmin):
     inlines = (ChunkInline,)
     exclude = ("text",)
     readonly_fields = (
-        "document", "number", "file", "original_name", "sha256", "size", "encoding",
-        "uploaded_by", "created_at", "indexed_at", "embedding_model", "error",
+        "document",
+        "number",
+        "file",
+        "original_name",
+        "sha256",
+        "size",
+        "encoding",
+        "uploaded_by",
+        "created_at",
+        "indexed_at",
+        "embedding_model",
+        "error",
     )
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[DocumentVersion]:
+        return super().get_queryset(request).defer("text")  # a page of versions would load every text in full
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         # Versions are created by uploading through the documents pages, which also index them.
@@ -94,6 +123,10 @@ class ChunkAdmin(admin.ModelAdmin):
     search_fields = ("document__filename", "heading_path", "text")
     list_select_related = ("document", "version", "version__document")
     readonly_fields = ("document", "version", "ordinal", "heading_path", "text", "start", "end")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Chunk]:
+        # Each listed chunk joins its version: without this, a page of 100 chunks loads the version's text 100 times.
+        return super().get_queryset(request).defer("version__text", "sentence_vectors")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from documents.filenames import name_key
-from documents.models import Document, DocumentVersion, IndexingTask
+from documents.models import Chunk, Document, DocumentVersion, IndexingTask
 from documents.roles import is_owner
 
 
@@ -69,7 +70,12 @@ def indexing_progress(document: Document) -> IndexingProgress | None:
     """How far indexing of ``document``'s latest version has got, while the document is indexing (else None)."""
     if document.status not in (Document.Status.PENDING, Document.Status.INDEXING):
         return None
-    latest = DocumentVersion.objects.filter(document=document).order_by("-number").values("pk", "number", "chunks_embedded").first()
+    latest = (
+        DocumentVersion.objects.filter(document=document)
+        .order_by("-number")
+        .values("pk", "number", "chunks_embedded")
+        .first()
+    )
     if latest is None:
         return None
     total = document.chunks.filter(version_id=latest["pk"]).count()
@@ -121,3 +127,15 @@ def queue_positions(documents: list[Document]) -> dict[int, int]:
         if document_id is not None:
             positions.setdefault(document_id, place)
     return positions
+
+
+def chunk_count(*, of: str) -> Coalesce:
+    """An annotation: how many chunks point at each row through the chunk field ``of`` ("version" or "document").
+
+    A correlated subquery, never ``Count("chunks")``: counting over a join groups
+    by every selected column, so each row (a version with its whole text) is
+    copied once per chunk before the count, which grew a 1.6 MB upload's
+    request to gigabytes.
+    """
+    counted = Chunk.objects.filter(**{of: OuterRef("pk")}).order_by().values(of).annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)

@@ -13,12 +13,12 @@ from django.contrib.auth.models import Group
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
-from django.db.models import Count
 from rest_framework import serializers
 
 from documents.filenames import clean_filename, clean_folder
 from documents.models import Document, DocumentVersion
 from ragportal.api import database_id
+from documents.selectors import chunk_count
 
 # --- inputs -----------------------------------------------------------------
 
@@ -144,7 +144,8 @@ class DocumentDetailSerializer(DocumentSerializer):
     def get_versions(self, document: Document) -> list[dict[str, Any]]:
         versions = (
             document.versions.select_related("uploaded_by", "document")
-            .annotate(chunk_count=Count("chunks"))
+            .defer("text")  # up to millions of characters per version, and not part of the output
+            .annotate(chunk_count=chunk_count(of="version"))
             .order_by("-number")
         )
         return VersionSerializer(versions, many=True).data  # type: ignore[return-value]

@@ -18,6 +18,7 @@ from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, close_old_connections, transaction
+from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -25,7 +26,7 @@ from documents.chunking import ChunkSpan, chunk_document
 from documents.embeddings import EMBEDDING_MODEL_NAME
 from documents.failures import DenseIndexUnavailableError, failure_reason
 from documents.filenames import clean_filename, document_name, split_document_name
-from documents.indexing import IndexItem, index_items, remove_versions
+from documents.indexing import IndexingCancelledError, IndexItem, index_items, remove_versions
 from documents.keyword_index import live_keyword_index
 from documents.models import Chunk, Document, DocumentVersion
 from documents.parsing import ParsedDocument, ParseError, parse_file
@@ -331,8 +332,10 @@ def versions_index(*, versions: list[DocumentVersion], progress: Callable[[int, 
     stored batch, besides each version's own count for its owner's page.
 
     Safe against concurrent runs: the live version is re-read before any
-    cleanup, an older version never replaces a newer live one, and a document
-    deleted meanwhile leaves no entries behind. If the batch fails, each
+    cleanup, an older version never replaces a newer live one, and a version
+    that stops being wanted (its document deleted, or a newer version uploaded
+    before it went live) is cancelled between two batches of embeddings and
+    leaves nothing behind (:func:`_index_cancelled`). If the batch fails, each
     version is retried alone so one bad version cannot fail the others. A
     database that stops answering part-way is waited for and the run repeated
     (its half-written entries belong to these versions and are replaced).
@@ -364,6 +367,9 @@ def _versions_index_once(versions: list[DocumentVersion], *, progress: Callable[
         for version in versions:
             _index_failed(version, exc, dense=None, keyword=keyword)
         return
+    versions = _drop_unwanted(versions, dense=dense, keyword=keyword)
+    if not versions:
+        return
     Document.objects.filter(pk__in={v.document_id for v in versions}).update(
         status=Document.Status.INDEXING, status_message=""
     )
@@ -380,7 +386,15 @@ def _versions_index_once(versions: list[DocumentVersion], *, progress: Callable[
             keyword=keyword,
             sentences=_store_sentences,
             progress=_progress_recorder([(v.pk, len(items[v.pk])) for v in ready], also=progress),
+            keep_going=lambda: _wanted({v.pk for v in ready}) == {v.pk for v in ready},
         )
+    except IndexingCancelledError as exc:
+        # Ids, not names: the document may be gone.
+        log.info("indexing version(s) %s: %s", ", ".join(str(v.pk) for v in ready), exc)
+        rest = _drop_unwanted(ready, dense=dense, keyword=keyword)
+        if rest:  # batched with a cancelled version: indexed again without it
+            versions_index(versions=rest, progress=progress)
+        return
     except Exception as exc:  # any failure: the live versions must keep answering
         if is_database_unavailable(exc):
             raise  # versions_index waits and runs again
@@ -392,6 +406,59 @@ def _versions_index_once(versions: list[DocumentVersion], *, progress: Callable[
         return
     for version in sorted(ready, key=lambda v: v.number):
         _go_live(version, dense=dense, keyword=keyword)
+
+
+def _wanted(version_ids: set[int]) -> set[int]:
+    """Those of ``version_ids`` still worth indexing: not deleted, and the live or the latest version of their document."""
+    rows = list(
+        DocumentVersion.objects.filter(pk__in=version_ids).values_list(
+            "pk", "document_id", "number", "document__live_version_id"
+        )
+    )
+    latest = dict(
+        DocumentVersion.objects.filter(document_id__in={row[1] for row in rows})
+        .order_by()
+        .values("document_id")
+        .annotate(latest=Max("number"))
+        .values_list("document_id", "latest")
+    )
+    return {pk for pk, document_id, number, live_id in rows if pk == live_id or number == latest[document_id]}
+
+
+def _drop_unwanted(versions: list[DocumentVersion], *, dense: DenseIndex, keyword) -> list[DocumentVersion]:  # noqa: ANN001
+    """``versions`` without those no longer wanted (:func:`_wanted`), which are cancelled."""
+    wanted = _wanted({v.pk for v in versions})
+    for version in versions:
+        if version.pk not in wanted:
+            _index_cancelled(version, dense=dense, keyword=keyword)
+    return [v for v in versions if v.pk in wanted]
+
+
+def _index_cancelled(version: DocumentVersion, *, dense: DenseIndex, keyword) -> None:  # noqa: ANN001
+    """Leave nothing of ``version``, deleted or replaced while it was queued or being indexed.
+
+    Its entries in both indexes go (this runs after the indexing's last write,
+    so entries written while a deletion was under way go too). A version
+    replaced before it ever went live goes from the database as well, with its
+    chunks and file: nothing will index it again. The document's status is left
+    to the indexing of the version that replaced it.
+    """
+    log.info("indexing version %s cancelled: its document was deleted or a newer version was uploaded", version.pk)
+    remove_versions([version.pk], dense=dense, keyword=keyword)
+    announce_change()
+    with transaction.atomic():
+        # Locked as _go_live locks it: a concurrent run cannot make this version live while it is removed.
+        document = Document.objects.select_for_update().filter(pk=version.document_id).first()
+        if document is None or document.live_version_id == version.pk:
+            return
+        replaced = DocumentVersion.objects.filter(pk=version.pk, indexed_at__isnull=True).first()
+        if replaced is None:
+            return
+        replaced.delete()
+    try:
+        replaced.file.delete(save=False)
+    except OSError:
+        log.warning("could not delete file %s", replaced.file.name)
 
 
 def _progress_recorder(
@@ -420,7 +487,9 @@ def _progress_recorder(
 
 def _store_sentences(rows: list[tuple[int, bytes]]) -> None:
     """Keep each chunk's sentence vectors on its row (documents.sentence_vectors)."""
-    Chunk.objects.bulk_update([Chunk(pk=pk, sentence_vectors=data) for pk, data in rows], ["sentence_vectors"], batch_size=200)
+    Chunk.objects.bulk_update(
+        [Chunk(pk=pk, sentence_vectors=data) for pk, data in rows], ["sentence_vectors"], batch_size=200
+    )
 
 
 def _live_version_id(document_id: int) -> int | None:
@@ -502,13 +571,30 @@ def document_reindex(*, document: Document, background: bool = True) -> None:
 
 
 def document_delete(*, document: Document) -> None:
-    """Remove the document from both indexes, then from the database (with its files)."""
-    version_ids = list(document.versions.values_list("pk", flat=True))
-    remove_versions(version_ids, dense=_dense(), keyword=live_keyword_index())
+    """Remove the document from the database (with its keyword entries and files), then from the dense index.
+
+    Raises ``DenseIndexUnavailableError``, with nothing removed, when the Chroma
+    server cannot be reached. The database goes first: a worker indexing one of
+    the versions sees it gone after its current batch, stops, and removes what
+    it wrote (:func:`_index_cancelled`); what it wrote before is removed here.
+    Should the server stop answering between the two steps, the document is
+    still gone for every reader (searches only see live versions) and
+    ``check_index --repair`` removes the entries left behind.
+    """
+    dense = _dense()
+    dense.count()  # a server that does not answer: refused before anything changes
+    keyword = live_keyword_index()
+    versions = list(document.versions.defer("text"))
+    name = document.filename
+    with transaction.atomic():
+        keyword.delete_versions([v.pk for v in versions])
+        document.delete()
+    try:
+        remove_versions([v.pk for v in versions], dense=dense, keyword=keyword)
+    except DenseIndexUnavailableError:
+        log.error("%s deleted, but its dense entries remain until check_index --repair", name)
     announce_change()
-    files = [v.file for v in document.versions.all()]
-    document.delete()
-    for f in files:
+    for f in (v.file for v in versions):
         try:
             f.delete(save=False)
         except OSError:

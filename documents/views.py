@@ -31,6 +31,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect, HttpResponseClientRefresh
 
+from documents.failures import DELETE_UNAVAILABLE, DenseIndexUnavailableError
 from documents.forms import DocumentUploadForm, VersionUploadForm, read_upload
 from documents.models import Chunk, Document, DocumentVersion
 from documents.notices import notices_for
@@ -86,6 +87,7 @@ def document_list(request: HttpRequest) -> HttpResponse:
     documents = list(
         manageable_documents(request.user)
         .select_related("owner", "live_version")
+        .defer("live_version__text")  # only the live version's number is shown
         .prefetch_related("groups")
         .order_by("filename")
     )
@@ -134,12 +136,16 @@ def document_upload(request: HttpRequest) -> HttpResponse:
 
 
 def _detail_context(request: HttpRequest, document: Document, replace_form: VersionUploadForm) -> dict[str, Any]:
-    versions = list(document.versions.select_related("uploaded_by").order_by("-number"))
+    versions = list(document.versions.select_related("uploaded_by").defer("text").order_by("-number"))
     # The chunks readers get: the live version's, or (before anything went live) the latest attempt's.
     shown: DocumentVersion | None = next((v for v in versions if v.pk == document.live_version_id), None)
     if shown is None and versions:
         shown = versions[0]
-    chunks = Chunk.objects.filter(version=shown).defer("sentence_vectors").order_by("ordinal") if shown else Chunk.objects.none()
+    chunks = (
+        Chunk.objects.filter(version=shown).defer("sentence_vectors").order_by("ordinal")
+        if shown
+        else Chunk.objects.none()
+    )
     return {
         "document": document,
         "versions": versions,
@@ -227,15 +233,21 @@ def document_reindex_view(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def document_delete_view(request: HttpRequest, pk: int) -> HttpResponse:
-    """GET asks for confirmation; POST removes the document from both indexes and the database."""
+    """GET asks for confirmation; POST removes the document from both indexes and the database.
+
+    With the Chroma server down nothing is removed: the confirmation page again, with HTTP 503 and the reason.
+    """
     document = _get_document_for_owner(request, pk)
+    status = 200
     if request.method == "POST":
         name = document.filename
-        document_delete(document=document)
-        messages.success(request, _("「%(name)s」を削除しました。") % {"name": name})
-        return _redirect(request, reverse("documents:list"))
-    return render(
-        request,
-        "documents/delete.html",
-        {"document": document, "version_count": document.versions.count(), "chunk_count": document.chunks.count()},
-    )
+        try:
+            document_delete(document=document)
+        except DenseIndexUnavailableError:
+            messages.error(request, DELETE_UNAVAILABLE)
+            status = 503
+        else:
+            messages.success(request, _("「%(name)s」を削除しました。") % {"name": name})
+            return _redirect(request, reverse("documents:list"))
+    context = {"document": document, "version_count": document.versions.count(), "chunk_count": document.chunks.count()}
+    return render(request, "documents/delete.html", context, status=status)
