@@ -26,7 +26,9 @@ def upload(name: str, data: bytes) -> SimpleUploadedFile:
 
 def test_an_owner_uploads_into_a_folder_and_the_list_shows_title_and_path(client, owner):
     client.force_login(owner)
-    response = client.post("/documents/upload/", {"file": upload("_index.md", TRAVEL_MD.encode()), "folder": "規程\\出張/"})
+    response = client.post(
+        "/documents/upload/", {"file": upload("_index.md", TRAVEL_MD.encode()), "folder": "規程\\出張/"}
+    )
 
     document = Document.objects.get()
     assert response.status_code == 302
@@ -61,9 +63,7 @@ def test_the_api_takes_a_folder_and_refuses_a_bad_one_under_folder(api, owner):
     assert again.status_code == 201 and again.json()["filename"] == "wifi.txt"  # another folder, another document
 
 
-def test_waiting_documents_show_their_place_in_the_queue_and_the_admin_lists_it(
-    client, owner, admin_user, settings
-):
+def test_waiting_documents_show_their_place_in_the_queue_and_the_admin_lists_it(client, owner, admin_user, settings):
     settings.TASKS = DATABASE_TASKS  # queued for a worker that is not running: both wait
     first = document_ingest(owner=owner, filename="travel.md", data=TRAVEL_MD.encode())
     second = document_ingest(owner=owner, filename="wifi.txt", data=WIFI_TXT.encode(), folder="総務")
