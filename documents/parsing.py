@@ -47,6 +47,7 @@ __all__ = [
     "Heading",
     "ParseError",
     "ParsedDocument",
+    "check_upload",
     "parse_file",
 ]
 
@@ -156,15 +157,7 @@ def parse_file(
     ``max_chars`` characters are ``too_large``. The .docx and PDF parsers stop as
     soon as the text passes ``max_chars``, before doing the rest of their work.
     """
-    if max_bytes is not None and len(data) > max_bytes:
-        raise ParseError("too_large", f"ファイルサイズが上限（{_format_mb(max_bytes)} MB）を超えています")
-    extension = PurePath(filename).suffix.lower()
-    kind = _KIND_BY_EXTENSION.get(extension)
-    if kind is None:
-        raise _unsupported()
-    if not data.strip():
-        raise _empty()
-
+    kind = check_upload(filename, data, max_bytes=max_bytes)
     if kind == "pdf":
         doc = _parse_pdf(data, max_chars=max_chars)
     elif kind == "docx":
@@ -176,6 +169,23 @@ def parse_file(
     if max_chars is not None and len(doc.text) > max_chars:
         raise _over_limit(LimitExceededError("chars", max_chars))
     return doc
+
+
+def check_upload(filename: str, data: bytes, *, max_bytes: int | None = None) -> str:
+    """The first checks of ``parse_file``, which cost nothing whatever the file holds; returns the kind.
+
+    Raises ``ParseError`` for a file over ``max_bytes`` (``too_large``), an
+    unsupported extension and an empty file. A caller that parses later, in the
+    background, runs these now so the uploader hears about them at once.
+    """
+    if max_bytes is not None and len(data) > max_bytes:
+        raise ParseError("too_large", f"ファイルサイズが上限（{_format_mb(max_bytes)} MB）を超えています")
+    kind = _KIND_BY_EXTENSION.get(PurePath(filename).suffix.lower())
+    if kind is None:
+        raise _unsupported()
+    if not data.strip():
+        raise _empty()
+    return kind
 
 
 def _format_mb(max_bytes: int) -> str:
