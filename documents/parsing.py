@@ -381,6 +381,8 @@ def _parse_pdf(data: bytes, *, max_chars: int | None) -> ParsedDocument:
         raise
     except LimitExceededError as exc:
         raise _over_limit(exc) from exc
+    except MemoryError:
+        raise  # not damage: the file needs more memory than this process may use
     except Exception as exc:  # pypdf raises many kinds (PdfReadError, KeyError, ValueError...) on damage
         raise ParseError("corrupt_pdf", _CORRUPT_PDF) from exc
 
@@ -444,6 +446,8 @@ def _parse_docx(data: bytes, *, max_chars: int | None) -> ParsedDocument:
                 check_xml_text(body, tag=f"{{{_W_NS}}}t", max_chars=max_chars)
     except LimitExceededError as exc:
         raise _over_limit(exc) from exc
+    except MemoryError:
+        raise  # not damage: the file needs more memory than this process may use
     except Exception as exc:  # zipfile, zlib and lxml raise assorted errors on damage (and on encrypted members)
         raise ParseError("corrupt_docx", _CORRUPT_DOCX) from exc
 
@@ -457,6 +461,8 @@ def _parse_docx(data: bytes, *, max_chars: int | None) -> ParsedDocument:
                 lines.extend((row, None) for row in _table_lines(block))
             else:
                 lines.append((normalize_newlines(block.text), _docx_heading_level(block, style_levels)))
+    except MemoryError:
+        raise  # not damage: the file needs more memory than this process may use
     except Exception as exc:  # python-docx/lxml raise assorted errors on damaged parts
         raise ParseError("corrupt_docx", _CORRUPT_DOCX) from exc
 

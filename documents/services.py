@@ -111,7 +111,8 @@ def document_ingest(
     already uses); nothing is stored then, not even a directory. A large file
     (see ``_parse_in_request``) is stored unparsed and the indexing task parses
     it: its refusal, if any, is the document's failure reason, and the live
-    version keeps answering; a new document is titled by its file name until then. The name is stored and compared as
+    version keeps answering; a new document is titled by its file name until
+    then. The name is stored and compared as
     ``documents.filenames.clean_filename`` makes it (NFC), so the NFC and NFD
     spellings of one name are one document. A file byte-identical to the
     latest version creates no new version. Indexing runs through the tasks
