@@ -83,6 +83,8 @@ class DocumentVersion(models.Model):
     chunks_embedded = models.PositiveIntegerField(default=0, editable=False)
     # Indexing runs started for this version; a version that keeps killing its worker stops being retried.
     index_attempts = models.PositiveSmallIntegerField(default=0, editable=False)
+    # The file is stored but not parsed yet (a large upload): the indexing task parses it first.
+    needs_parse = models.BooleanField(default=False, editable=False)
 
     class Meta:
         ordering = ["document", "-number"]

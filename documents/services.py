@@ -22,6 +22,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from documents.bounded_parsing import ParseAbortedError, ParseBudget, parse_file_bounded
 from documents.chunking import ChunkSpan, chunk_document
 from documents.embeddings import EMBEDDING_MODEL_NAME
 from documents.failures import DenseIndexUnavailableError, failure_reason
@@ -29,7 +30,7 @@ from documents.filenames import clean_filename, document_name, split_document_na
 from documents.indexing import IndexingCancelledError, IndexItem, index_items, remove_versions
 from documents.keyword_index import live_keyword_index
 from documents.models import Chunk, Document, DocumentVersion
-from documents.parsing import ParsedDocument, ParseError, parse_file
+from documents.parsing import ParsedDocument, ParseError, check_upload
 from documents.selectors import document_named, visible_documents
 from documents.vectorstore import DenseIndex, announce_change, live_collection
 from ragportal.database_unavailable import DATABASE_UNAVAILABLE_ERRORS, is_database_unavailable
@@ -41,16 +42,54 @@ def _dense() -> DenseIndex:
     return DenseIndex(live_collection())
 
 
-def _parse(filename: str, data: bytes) -> ParsedDocument:
+def _parse_in_request(filename: str, data: bytes) -> ParsedDocument | None:
+    """The parsed upload, or ``None`` when the indexing worker is to parse it; ``ValidationError`` for a bad file.
+
+    The checks that cost nothing come first, for every upload. A file over
+    ``RAG_PARSE_INLINE_MAX_KB``, or one that takes longer than
+    ``RAG_PARSE_INLINE_TIMEOUT_S`` to parse, is parsed by the worker: a web
+    request never waits longer than that, whatever the file holds.
+    """
     try:
-        return parse_file(
-            filename,
-            data,
-            max_bytes=settings.RAG_MAX_UPLOAD_MB * 1024 * 1024,
-            max_chars=settings.RAG_MAX_EXTRACTED_CHARS,
-        )
+        check_upload(filename, data, max_bytes=settings.RAG_MAX_UPLOAD_MB * 1024 * 1024)
+        if len(data) > settings.RAG_PARSE_INLINE_MAX_KB * 1024:
+            return None
+        return _parse_bounded(filename, data, seconds=settings.RAG_PARSE_INLINE_TIMEOUT_S)
+    except ParseAbortedError as exc:
+        if exc.reason == "time":
+            return None  # the worker has more time; the request has waited long enough
+        raise _parse_refusal(exc) from exc
     except ParseError as exc:
-        raise ValidationError(exc.user_message, code=exc.code) from exc
+        raise _parse_refusal(exc) from exc
+
+
+def _parse_bounded(filename: str, data: bytes, *, seconds: float) -> ParsedDocument:
+    return parse_file_bounded(
+        filename,
+        data,
+        budget=ParseBudget(seconds=seconds, memory_bytes=settings.RAG_PARSE_MAX_MEMORY_MB * 1024 * 1024),
+        max_bytes=settings.RAG_MAX_UPLOAD_MB * 1024 * 1024,
+        max_chars=settings.RAG_MAX_EXTRACTED_CHARS,
+    )
+
+
+def _parse_refusal(exc: ParseError | ParseAbortedError) -> ValidationError:
+    """Why a file cannot become a document, in words for the uploader."""
+    if isinstance(exc, ParseError):
+        return ValidationError(exc.user_message, code=exc.code)
+    if exc.reason == "time":
+        message = _(
+            "ファイルの解析に時間がかかりすぎたため中止しました（上限 %(seconds)s 秒）。"
+            "ファイルを分割するか、別の形式で保存し直してください。"
+        ) % {"seconds": f"{exc.budget.seconds:g}"}
+    elif exc.reason == "memory":
+        message = _(
+            "ファイルの解析に必要なメモリが上限（%(mb)s MB）を超えたため中止しました。"
+            "ファイルを分割するか、別の形式で保存し直してください。"
+        ) % {"mb": f"{exc.budget.memory_bytes // (1024 * 1024):,}"}
+    else:
+        message = _("ファイルの解析中に処理が異常終了したため中止しました。ファイルが壊れていないか確かめてください。")
+    return ValidationError(message, code=f"parse_{exc.reason}")
 
 
 @dataclass(frozen=True)
@@ -103,25 +142,29 @@ def version_ingest(
     indexes it (with others, in one batch) through :func:`versions_index`.
 
     Raises ``ValidationError`` with a message for the uploader on bad input
-    (empty, unsupported, too large, no text layer, corrupt, undecodable, a
-    name too long, a bad folder, or a name another document already uses
-    compared as ``documents.filenames.name_key`` does: NFKC, case-folded);
-    nothing is stored then, not even a directory. A file byte-identical to
-    the latest version creates no new version (``version`` is ``None``).
-    The title is ``title``, else the file's own (front matter, first heading,
-    first line), else the file name. Indexing runs through the tasks API:
+    (empty, unsupported, too large, no text layer, corrupt, undecodable, too
+    slow or too costly to parse, a name too long, a bad folder, or a name
+    another document already uses compared as ``documents.filenames.name_key``
+    does: NFKC, case-folded); nothing is stored then, not even a directory.
+    A large file (see ``_parse_in_request``) is stored unparsed and the
+    indexing task parses it: its refusal, if any, is the document's failure
+    reason, and the live version keeps answering; a new document is titled by
+    its file name until then. A file byte-identical to the latest version
+    creates no new version (``version`` is ``None``). The title is ``title``,
+    else the file's own (front matter, first heading, first line), else the
+    file name. Indexing runs through the tasks API:
     with the database backend (the default) the document is returned
     「索引作成中」 and a worker indexes it; with the immediate backend it has
     finished on return.
     """
     name = document_name(filename, folder=folder) if document is None else clean_filename(filename)
-    parsed = _parse(name, data)
-    spans = _chunk(parsed)
+    parsed = _parse_in_request(name, data)
+    spans = _chunk(parsed) if parsed is not None else []
     sha256 = hashlib.sha256(data).hexdigest()
 
     with transaction.atomic():
         if document is None:
-            title = title or _title_from(parsed, name)
+            title = title or (_title_from(parsed, name) if parsed is not None else split_document_name(name)[1])
             document = _document_create(owner=owner, filename=name, title=title, groups=groups)
             created = True
         else:
@@ -240,12 +283,13 @@ def _version_add(
     owner,  # noqa: ANN001
     filename: str,
     data: bytes,
-    parsed: ParsedDocument,
+    parsed: ParsedDocument | None,
     spans: list[ChunkSpan],
     sha256: str,
 ) -> DocumentVersion:
     """Store the next version of ``document`` with its file and chunks; the document (and its title) is saved as indexing.
 
+    Without ``parsed`` the version is stored to be parsed by the indexing task.
     The version is not indexed yet: until it is, the live version keeps answering.
     """
     number = (document.versions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
@@ -255,8 +299,9 @@ def _version_add(
         original_name=filename,
         sha256=sha256,
         size=len(data),
-        encoding=parsed.encoding,
-        text=parsed.text,
+        encoding=parsed.encoding if parsed is not None else "",
+        text=parsed.text if parsed is not None else "",
+        needs_parse=parsed is None,
         uploaded_by=owner,
     )
     version.file.save(split_document_name(filename)[1], ContentFile(data), save=False)  # folders are in the name only
@@ -339,7 +384,9 @@ def versions_index(*, versions: list[DocumentVersion], progress: Callable[[int, 
     version is retried alone so one bad version cannot fail the others. A
     database that stops answering part-way is waited for and the run repeated
     (its half-written entries belong to these versions and are replaced).
+    Versions stored unparsed are parsed first; one that cannot be fails with the reason.
     """
+    versions = _versions_parsed(versions)
     wait = 1.0
     while True:
         try:
@@ -356,6 +403,48 @@ def versions_index(*, versions: list[DocumentVersion], progress: Callable[[int, 
             close_old_connections()
             time.sleep(wait)
             wait *= 2
+
+
+def _versions_parsed(versions: list[DocumentVersion]) -> list[DocumentVersion]:
+    """``versions`` ready to be indexed: those stored unparsed are parsed now, and those that fail are left out."""
+    ready = []
+    for version in versions:
+        if version.needs_parse:
+            try:
+                _version_parse(version)
+            except (ValidationError, OSError) as exc:  # a bad file, or its stored copy cannot be read
+                version_fail(version=version, exc=exc)
+                continue
+        ready.append(version)
+    return ready
+
+
+def _version_parse(version: DocumentVersion) -> None:
+    """Parse a version's stored file (within ``RAG_PARSE_TIMEOUT_S``) and store its text and chunks.
+
+    Raises ``ValidationError`` with the uploader's reason when the file cannot
+    become a document. A new document still titled by its file name takes its
+    title from the text, as an upload parsed in the request does.
+    """
+    with version.file.open("rb") as stored:
+        data = stored.read()
+    try:
+        parsed = _parse_bounded(version.original_name, data, seconds=settings.RAG_PARSE_TIMEOUT_S)
+    except (ParseError, ParseAbortedError) as exc:
+        raise _parse_refusal(exc) from exc
+    spans = _chunk(parsed)
+    with transaction.atomic():
+        DocumentVersion.objects.filter(pk=version.pk).update(
+            text=parsed.text, encoding=parsed.encoding, needs_parse=False
+        )
+        _chunks_store(version, spans)
+        if version.number == 1:
+            placeholder = split_document_name(version.original_name)[1]
+            Document.objects.filter(pk=version.document_id, title=placeholder[:255]).update(
+                title=_title_from(parsed, version.original_name)[:255]
+            )
+    version.text, version.encoding, version.needs_parse = parsed.text, parsed.encoding, False
+    version.document.refresh_from_db(fields=["title"])  # the title goes into every chunk's embedding
 
 
 def _versions_index_once(versions: list[DocumentVersion], *, progress: Callable[[int, int], None] | None) -> None:

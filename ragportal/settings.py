@@ -218,6 +218,15 @@ RAG_MAX_UPLOAD_MB = env_int("RAG_MAX_UPLOAD_MB", 20, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = (RAG_MAX_UPLOAD_MB + 1) * 1024 * 1024
 # Characters of text one uploaded file may yield (about 1,000 pages); longer files are refused, not indexed.
 RAG_MAX_EXTRACTED_CHARS = env_int("RAG_MAX_EXTRACTED_CHARS", 2_000_000, minimum=1000)
+# Parsing runs in a child process held to a time and memory budget (documents.bounded_parsing).
+# Uploads up to RAG_PARSE_INLINE_MAX_KB are parsed inside the request, within RAG_PARSE_INLINE_TIMEOUT_S,
+# so the uploader hears of a bad file at once; larger ones, and those that need longer, are parsed
+# by the indexing worker within RAG_PARSE_TIMEOUT_S (the document shows 索引作成中 meanwhile).
+RAG_PARSE_INLINE_MAX_KB = env_int("RAG_PARSE_INLINE_MAX_KB", 1024, minimum=0)
+RAG_PARSE_INLINE_TIMEOUT_S = env_float("RAG_PARSE_INLINE_TIMEOUT_S", 5.0, minimum=0.5)
+RAG_PARSE_TIMEOUT_S = env_float("RAG_PARSE_TIMEOUT_S", 120.0, minimum=1.0)
+# Memory one parse may use on top of a fresh parser process; past it the file is refused.
+RAG_PARSE_MAX_MEMORY_MB = env_int("RAG_PARSE_MAX_MEMORY_MB", 1024, minimum=64)
 # Chunks one file may yield; a longer one is refused with a message (each chunk costs embedding time).
 RAG_MAX_CHUNKS_PER_FILE = env_int("RAG_MAX_CHUNKS_PER_FILE", 5_000, minimum=1)
 # A worker killed mid-task leaves its task running forever; after this long (or at once
