@@ -11,6 +11,7 @@ from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 
 from documents.models import Chunk, Document, DocumentVersion
+from ragportal.admin_lookups import OfferedFiltersOnly
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -48,7 +49,7 @@ class ChunkInline(ReadOnlyInline):
 
 
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     list_display = ("filename", "title", "owner", "status", "live_version", "chunk_count", "updated_at")
     list_filter = ("status", "groups", "owner")
     search_fields = ("filename", "title")
@@ -66,7 +67,7 @@ class DocumentAdmin(admin.ModelAdmin):
 
 
 @admin.register(DocumentVersion)
-class DocumentVersionAdmin(admin.ModelAdmin):
+class DocumentVersionAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     list_display = ("document", "number", "original_name", "size", "encoding", "created_at", "indexed_at", "embedding_model")
     list_filter = ("embedding_model", "encoding")
     search_fields = ("document__filename", "original_name", "sha256")
@@ -85,7 +86,7 @@ class DocumentVersionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Chunk)
-class ChunkAdmin(admin.ModelAdmin):
+class ChunkAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     list_display = ("document", "version", "ordinal", "heading_path", "text_preview")
     list_filter = ("document",)
     search_fields = ("document__filename", "heading_path", "text")
