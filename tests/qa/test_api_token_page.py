@@ -7,7 +7,6 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
 
@@ -16,7 +15,7 @@ PAGE = "/api-token/"
 
 def _signed_in(user) -> Client:
     client = Client()
-    assert client.login(username=user.username, password=PASSWORD)
+    client.force_login(user)  # Client.login has no request, which django-axes needs
     return client
 
 
