@@ -36,6 +36,9 @@ class OfferedFiltersChangeList(ChangeList):
             filter_specs, has_filters, remaining, *rest = super().get_filters(request)
         except DisallowedModelAdminLookup as error:
             raise self._refused(request) from error
+        except OverflowError as error:
+            # The date hierarchy catches a bad date's ValueError but not a year past C's long.
+            raise IncorrectLookupParameters(error) from error
         if set(remaining) - self._date_hierarchy_bounds():
             raise self._refused(request)
         return (filter_specs, has_filters, remaining, *rest)

@@ -223,7 +223,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {name: {"level": "WARNING"} for name in ("chromadb", "httpx", "django_tasks")},
+    # axes: failures and lockouts (WARNING) stay; every successful sign-in (INFO) does not.
+    "loggers": {name: {"level": "WARNING"} for name in ("chromadb", "httpx", "django_tasks", "axes")},
 }
 
 # --- Login throttling (django-axes; ragportal/login_throttle.py) --------------
