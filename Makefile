@@ -51,6 +51,13 @@ INDEX_WORKERS ?= $(if $(CHROMA_HOST),2,1)
 # Long enough for a process's first question, which loads the embedding model.
 WEB_TIMEOUT ?= 120
 
+# gunicorn believes X-Forwarded-Proto (the request came over HTTPS) only from these proxy
+# addresses. gunicorn's own default trusts 127.0.0.1 and ::1, i.e. any local process; here
+# nothing is trusted unless RAG_TRUST_X_FORWARDED_PROTO=1 (a TLS proxy on this machine:
+# 127.0.0.1,::1). A proxy on another machine: FORWARDED_ALLOW_IPS=its address (README).
+comma := ,
+FORWARDED_ALLOW_IPS ?= $(if $(filter 1,$(RAG_TRUST_X_FORWARDED_PROTO)),127.0.0.1$(comma)::1,)
+
 define require_secret_key
 @test -n "$$SECRET_KEY" || { echo "make $@: SECRET_KEY is not set. Set it (and ALLOWED_HOSTS, the host names users type), e.g. export SECRET_KEY=\"\$$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')\"" >&2; exit 1; }
 endef
@@ -67,7 +74,7 @@ run-prod: venv
 	done; \
 	trap 'kill $$workers 2>/dev/null; wait $$workers' EXIT INT TERM; \
 	$(VENV)/bin/gunicorn ragportal.wsgi --bind $(HOST):$(PORT) --workers $(WEB_WORKERS) --threads $(WEB_THREADS) \
-	  --timeout $(WEB_TIMEOUT) --graceful-timeout 30 --access-logfile -
+	  --timeout $(WEB_TIMEOUT) --graceful-timeout 30 --access-logfile - --forwarded-allow-ips="$(FORWARDED_ALLOW_IPS)"
 
 # Production mode on one machine with PostgreSQL and a Chroma server (scripts/services, data in
 # SERVICES_DIR): run-prod with 3 web processes and 2 indexing workers; the services stop with it.

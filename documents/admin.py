@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from documents import selectors
 from documents.models import Chunk, Document, DocumentVersion, IndexingTask
 from documents.selectors import indexing_queue, task_version_id
+from ragportal.admin_lookups import OfferedFiltersOnly
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -52,7 +53,7 @@ class ChunkInline(ReadOnlyInline):
 
 
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     list_display = ("filename", "title", "owner", "status", "live_version", "chunk_count", "updated_at")
     list_filter = ("status", "groups", "owner")
     search_fields = ("filename", "title")
@@ -76,7 +77,7 @@ class DocumentAdmin(admin.ModelAdmin):
 
 
 @admin.register(DocumentVersion)
-class DocumentVersionAdmin(admin.ModelAdmin):
+class DocumentVersionAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     list_display = (
         "document",
         "number",
@@ -117,7 +118,7 @@ class DocumentVersionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Chunk)
-class ChunkAdmin(admin.ModelAdmin):
+class ChunkAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     list_display = ("document", "version", "ordinal", "heading_path", "text_preview")
     list_filter = ("document",)
     search_fields = ("document__filename", "heading_path", "text")
@@ -140,7 +141,7 @@ class ChunkAdmin(admin.ModelAdmin):
 
 
 @admin.register(IndexingTask)
-class IndexingQueueAdmin(admin.ModelAdmin):
+class IndexingQueueAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     """The indexing queue: versions waiting for a worker or being indexed, in the order the workers take them.
 
     Read-only; django-tasks-db's own "Task results" list keeps every task, finished ones included.

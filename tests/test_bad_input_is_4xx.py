@@ -21,7 +21,7 @@ from rest_framework.test import APIClient
 
 from documents.models import Document
 from qa.models import Feedback
-from tests.conftest import PASSWORD, as_user
+from tests.conftest import as_user
 from tests.documents.conftest import TRAVEL_MD
 from tests.qa.answer_rows import make_answer
 
@@ -45,7 +45,7 @@ def _api(user: Any) -> APIClient:
 
 def _browser(user: Any) -> Client:
     client = Client(raise_request_exception=False)
-    assert client.login(username=user.username, password=PASSWORD)
+    client.force_login(user)
     return client
 
 

@@ -70,7 +70,7 @@ def test_token_authentication_works(api, employee):
 
 def test_session_authentication_enforces_csrf(employee):
     client = APIClient(enforce_csrf_checks=True)
-    client.login(username="employee", password="correct-horse-battery")
+    client.force_login(employee)
     response = client.post("/api/v1/ask", {"text": "有給休暇は？"}, format="json")
     assert response.status_code == 403
     assert not Answer.objects.exists()

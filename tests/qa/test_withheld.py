@@ -22,7 +22,7 @@ from documents.services import document_delete
 from qa.models import Answer
 from qa.selectors import WITHHELD_MESSAGE
 from qa.services import answer_question
-from tests.conftest import PASSWORD, as_user
+from tests.conftest import as_user
 from tests.qa.answer_rows import LEAVE_TEXT, make_answer
 from tests.qa.conftest import anthropic_message, text_block
 from tests.qa.providers.conftest import Reply
@@ -49,7 +49,7 @@ def _restrict(ingest, document, group: str = "managers") -> None:
 
 def _page(user, answer: Answer) -> str:
     client = Client()
-    assert client.login(username=user.username, password=PASSWORD)
+    client.force_login(user)
     response = client.get(reverse("qa:conversation", args=[answer.conversation_id]))
     assert response.status_code == 200
     return response.content.decode()
