@@ -32,9 +32,8 @@ from markdown_it import MarkdownIt
 
 from documents.chunking import HEADING_SEPARATOR
 from qa.models import Answer, Citation
-from qa.quote_context import quote_in_context
+from qa.quote_context import STORED_CHARS, context_is_whole, quote_in_context
 from qa.selectors import WITHHELD_MESSAGE, is_withheld
-from qa.services import CONTEXT_CHARS as STORED_CONTEXT_CHARS
 from verification.flags import FLAGS, sentence_reason
 
 API_VERSION = "ragportal-1"
@@ -186,10 +185,10 @@ def _wrap_lines(piece: str) -> str:
             out.append(line)
             continue
         if _is_table_line(body):
-            out.append(f"{_wrap_cells(body)}{line[len(body):]}")
+            out.append(f"{_wrap_cells(body)}{line[len(body) :]}")
             continue
         prefix = _BLOCK_PREFIX.match(body).group(0)
-        out.append(f"{prefix}{_MARK_OPEN}{body[len(prefix):]}{_MARK_CLOSE}{line[len(body):]}")
+        out.append(f"{prefix}{_MARK_OPEN}{body[len(prefix) :]}{_MARK_CLOSE}{line[len(body) :]}")
     return "".join(out)
 
 
@@ -247,9 +246,7 @@ def render_answer_html(answer: Answer) -> SafeString:
     html = _markdown.render(_annotated_source(answer, text))
     html = html.replace(_MARK_OPEN, '<mark class="unsupported">').replace(_MARK_CLOSE, "</mark>")
     html = _REF.sub(
-        lambda m: (
-            f'<sup class="fnref"><a href="#fn-{answer.pk}-{m.group(1)}">[{m.group(1)}]</a></sup>'
-        ),
+        lambda m: f'<sup class="fnref"><a href="#fn-{answer.pk}-{m.group(1)}">[{m.group(1)}]</a></sup>',
         html,
     )
     return mark_safe(_sanitise(html))  # noqa: S308 - nh3 allow-list is the last step
@@ -321,9 +318,10 @@ def _footnote(answer: Answer, citation: Citation) -> Footnote:
         before,
         _clean_placeholders(citation.cited_text),
         after,
-        # The stored window reached the chunk's start / end: its outer sentence is whole.
-        before_is_whole=citation.start is not None and citation.start <= len(before),
-        after_is_whole=len(after) < STORED_CONTEXT_CHARS,
+        before_is_whole=context_is_whole(
+            citation.context_before, reaches_chunk_edge=citation.start is not None and citation.start <= len(before)
+        ),
+        after_is_whole=context_is_whole(citation.context_after, reaches_chunk_edge=len(after) < STORED_CHARS),
         limit=CONTEXT_CHARS,
     )
     return Footnote(

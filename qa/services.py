@@ -28,6 +28,7 @@ from documents.sentence_vectors import vectors_for
 from qa.ambiguity import content_terms
 from qa.models import Answer, AnswerSource, Citation, Conversation, Feedback
 from qa.providers import get_provider
+from qa.quote_context import stored_context
 from qa.selectors import conversation_turns
 from qa.retrieval import SearchResult, clarification_options, is_off_topic, search
 from qa.types import ProviderAnswer, ProviderConfigurationError, ProviderError, RetrievedChunk
@@ -40,10 +41,13 @@ from verification.verdict import Verdict, verify
 log = logging.getLogger(__name__)
 
 MAX_QUESTION_CHARS = 2000
-CONTEXT_CHARS = 80
 GENERIC_ERROR = "回答の生成に失敗しました。しばらくしてから再度お試しください。"
 # Follow-ups lean on the previous turn: demonstratives, or too short to stand alone.
-_FOLLOW_UP = re.compile(r"(それ|その|そちら|そこ|これ|この|あれ|あの|前述|上記|\bit\b|\bthat\b|\bthis\b|\bthose\b|\bthey\b)", re.I)
+_FOLLOW_UP = re.compile(
+    r"(それ|その|そちら|そこ|これ|この|あれ|あの|前述|上記|\bit\b|\bthat\b|\bthis\b|\bthose\b|\bthey\b)", re.I
+)
+
+
 def search_query_for(text: str, previous: list[tuple[str, str]]) -> str:
     """The query to search: the question, with the previous question folded in for a follow-up.
 
@@ -192,7 +196,13 @@ def _store_clarification(answer: Answer, options: list[RetrievedChunk], *, engli
     answer.clarification = {
         "message": message,
         "options": [
-            {"document_id": h.document_id, "filename": h.filename, "title": h.title, "section": h.section, "score": h.score}
+            {
+                "document_id": h.document_id,
+                "filename": h.filename,
+                "title": h.title,
+                "section": h.section,
+                "score": h.score,
+            }
             for h in options
         ],
     }
@@ -280,9 +290,7 @@ def verify_answer(question: str, generated: ProviderAnswer, hits: list[Retrieved
 def _meaning_check(hits: list[RetrievedChunk]) -> MeaningCheck:
     """Support by meaning over the chunks' stored sentence vectors, loaded only if a sentence needs them."""
     texts = [h.text for h in hits]
-    return MeaningCheck(
-        texts, lambda: vectors_for(texts, [h.sentence_vectors for h in hits]), embed_passages
-    )
+    return MeaningCheck(texts, lambda: vectors_for(texts, [h.sentence_vectors for h in hits]), embed_passages)
 
 
 def _sources(answer: Answer) -> list[AnswerSource]:
@@ -320,6 +328,7 @@ def _numbered_citations(pending: _Generated) -> tuple[list[dict], list[Citation]
             hit = hits[index] if index is not None and 0 <= index < len(hits) else None
             verified = check.verified and hit is not None and check.start is not None and check.end is not None
             start, end = (check.start, check.end) if verified else (None, None)
+            context = stored_context(hit.text, start, end) if verified else ("", "")
             rows.append(
                 Citation(
                     n=numbers[key],
@@ -333,16 +342,15 @@ def _numbered_citations(pending: _Generated) -> tuple[list[dict], list[Citation]
                     start=start,
                     end=end,
                     quote_verified=verified,
-                    context_before=hit.text[max(0, start - CONTEXT_CHARS) : start] if verified else "",
-                    context_after=hit.text[end : end + CONTEXT_CHARS] if verified else "",
+                    context_before=context[0],
+                    context_after=context[1],
                 )
             )
         block_numbers = by_block.setdefault(check.block, [])
         if numbers[key] not in block_numbers:
             block_numbers.append(numbers[key])
     blocks = [
-        {"text": block.text, "citations": by_block.get(index, [])}
-        for index, block in enumerate(pending.answer.blocks)
+        {"text": block.text, "citations": by_block.get(index, [])} for index, block in enumerate(pending.answer.blocks)
     ]
     return blocks, rows
 
