@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import BooleanField, Case, Exists, OuterRef, Prefetch, Q, QuerySet, Value, When
+from django.db.models import BooleanField, Case, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery, Value, When
 from django.http import Http404
 from django.utils.translation import gettext_lazy as _
 
@@ -65,6 +65,23 @@ def conversations_for_user(user) -> QuerySet[Conversation]:  # noqa: ANN001 - an
     if not user.is_authenticated:
         return Conversation.objects.none()
     return Conversation.objects.filter(user=user).order_by("-updated_at", "-pk")
+
+
+def conversation_list_for_user(user) -> QuerySet[Conversation]:  # noqa: ANN001
+    """:func:`conversations_for_user`, each annotated with ``answer_preview``.
+
+    ``answer_preview`` is the text of the conversation's latest answer that the
+    user may still read ("" or None when there is none), so that conversations
+    asking the same question can be told apart in the sidebar.
+    """
+    if not user.is_authenticated:
+        return Conversation.objects.none()
+    latest = (
+        Answer.objects.filter(answer_readable_condition(user), conversation=OuterRef("pk"), user=user)
+        .order_by("-created_at", "-pk")
+        .values("answer_text")[:1]
+    )
+    return conversations_for_user(user).annotate(answer_preview=Subquery(latest))
 
 
 def answers_for_user(user) -> QuerySet[Answer]:  # noqa: ANN001

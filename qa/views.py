@@ -13,6 +13,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -28,6 +29,8 @@ from qa.models import Answer, Conversation, Feedback
 from qa.presenters import answer_view
 
 CONVERSATION_LIST_SIZE = 30
+# The query parameter of the sidebar's page of past conversations.
+CONVERSATION_PAGE_PARAM = "conversations"
 # The session entry holding a just-created API key until the page has shown it once.
 NEW_API_KEY_SESSION_KEY = "qa.new_api_key"
 
@@ -49,6 +52,16 @@ def _exchanges(request: HttpRequest, answers: list[Answer]) -> list[dict[str, An
     return [_exchange(a, ratings.get(a.pk)) for a in answers]
 
 
+def _conversation_list(request: HttpRequest, *, first: bool = False) -> dict[str, Any]:
+    """The sidebar's page of past conversations (the requested one, or the first), newest first.
+
+    An out-of-range or malformed page number shows the nearest valid page.
+    """
+    paginator = Paginator(selectors.conversation_list_for_user(request.user), CONVERSATION_LIST_SIZE)
+    page: Page = paginator.get_page(1 if first else request.GET.get(CONVERSATION_PAGE_PARAM))
+    return {"conversations": page.object_list, "conversation_page": page, "page_param": CONVERSATION_PAGE_PARAM}
+
+
 def _page_context(request: HttpRequest, conversation: Conversation | None) -> dict[str, Any]:
     answers: list[Answer] = []
     if conversation is not None:
@@ -60,7 +73,7 @@ def _page_context(request: HttpRequest, conversation: Conversation | None) -> di
     return {
         "conversation": conversation,
         "exchanges": _exchanges(request, answers),
-        "conversations": selectors.conversations_for_user(request.user)[:CONVERSATION_LIST_SIZE],
+        **_conversation_list(request),
         "reason_choices": Feedback.Reason.choices,
     }
 
@@ -142,7 +155,8 @@ def ask(request: HttpRequest) -> HttpResponse:
         **_exchange(answer, None),
         "reason_choices": Feedback.Reason.choices,
         "conversation": answer.conversation,
-        "conversations": selectors.conversations_for_user(request.user)[:CONVERSATION_LIST_SIZE],
+        # The conversation just asked in moves to the top: show the first page.
+        **_conversation_list(request, first=True),
         "oob": True,
     }
     response = render(request, "qa/partials/_ask_response.html", context)
