@@ -63,6 +63,8 @@ class Series:
     y: int
     bars: list[Bar] = field(default_factory=list)
     url: str = ""
+    # What the total's link says to a screen reader (the .svg template is not scanned for messages).
+    link_label: str = ""
 
 
 @dataclass
@@ -166,7 +168,10 @@ def flag_chart(now: dt.datetime | None = None, days: int = DAYS) -> Chart:
             bars.append(Bar(day=day, count=count, x=x, y=y + BAR_MAX_HEIGHT - height, height=height, url=url))
         total = sum(b.count for b in bars)
         url = queue_url(row.params, day_list[0], day_list[-1])
-        series.append(Series(key=row.key, label=row.label, total=total, y=y, bars=bars, url=url))
+        link_label = _("%(label)s: %(count)d件を一覧で見る") % {"label": row.label, "count": total}
+        series.append(
+            Series(key=row.key, label=row.label, total=total, y=y, bars=bars, url=url, link_label=str(link_label))
+        )
     plot_width = len(day_list) * (BAR_WIDTH + BAR_GAP)
     ticks = [
         (LABEL_WIDTH + i * (BAR_WIDTH + BAR_GAP), day.strftime("%m/%d"))
