@@ -20,10 +20,20 @@ FLAG_LABELS: dict[str, str] = {flag.name: _(flag.reviewer_label) for flag in FLA
 
 
 class FlagFilter(admin.SimpleListFilter):
-    """One option per verification flag: answers carrying that flag."""
+    """One option per verification flag: answers carrying that flag.
+
+    Under the options, the filter says which providers can produce the flags
+    that not every provider can (the registry's ``providers_note``), so that an
+    empty option reads as "cannot happen here", not as "nothing went wrong".
+    """
 
     title = _("フラグ")
     parameter_name = "flag"
+    template = "admin/qa/answer/flag_filter.html"
+
+    def provider_notes(self) -> list[tuple[str, str]]:
+        """(flag label, which providers can produce it) for the flags with a note."""
+        return [(FLAG_LABELS[flag.name], _(flag.providers_note)) for flag in FLAGS if flag.providers_note]
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
         return [(name, FLAG_LABELS[name]) for name in FLAG_NAMES]
