@@ -186,7 +186,8 @@ TABLE_ANSWER = [
 TABLE_CITATIONS = [
     {"n": 1, "filename": "business_travel.md", "section": "出張旅費規程 > 4. 日当",
      "cited_text": "| 日帰りの国内出張 | 1,250円 | 2,000円 |", "start": 138, "end": 170, "quote_verified": True,
-     "context_before": "（日当の改定、日帰り日当の新設）食事代を別途精算することはできません。\n\n"
+     # The bare 80-character window older citations stored: it begins mid-phrase.
+     "context_before": "できません。\n\n"
                        "| 区分 | 一般社員 | 役員 |\n|---|---|---|\n| 宿泊を伴う国内出張（1日あたり） | 2,500円 | 4,000円 |\n",
      "context_after": "\n| 海外出張（1日あたり、移動日を含む） | 7,000円 | 10,000円 |"},
     {"n": 2, "filename": "business_travel.md", "section": "出張旅費規程 > 4. 日当",
