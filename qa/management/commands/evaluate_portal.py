@@ -71,7 +71,7 @@ class Command(BaseCommand):
             nullcontext() if options["in_place"] else _throwaway_portal(self.stderr, quiet=quiet, glossary=glossary)
         )
         with portal:
-            synonyms = SynonymEntry.objects.count()  # the demo glossary's 198, 0 with --no-glossary
+            synonyms = SynonymEntry.objects.count()  # the demo glossary's entries; none with --no-glossary
             try:
                 results = ask_golden(queries, progress=None if quiet else progress_printer("questions"))
             except ValueError as exc:
