@@ -100,7 +100,7 @@ test: dev-deps
 	fi
 
 eval: venv
-	DEBUG=1 $(PY) manage.py evaluate --corpus documents/demo_corpus/golden/corpus.jsonl --queries documents/demo_corpus/golden/queries.jsonl --compare
+	DEBUG=1 $(PY) manage.py evaluate --corpus documents/demo_corpus/golden/corpus.jsonl --queries documents/demo_corpus/golden/queries.jsonl --glossary documents/demo_corpus/glossary.json --compare
 	DEBUG=1 $(PY) manage.py evaluate --corpus $(JSQUAD)/jsquad-valid-corpus.jsonl --queries $(JSQUAD)/jsquad-valid-queries.jsonl --compare
 
 # The golden questions through the answering service, on a throw-away copy of the demo; every answer in var/.

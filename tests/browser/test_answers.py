@@ -10,6 +10,7 @@ from qa.models import Answer
 from qa.presenters import STALE_MESSAGE
 from qa.services import answer_question
 from tests.browser.conftest import screenshot
+from tests.conftest import load_demo_glossary
 from tests.qa.answer_rows import ingest_demo
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -27,13 +28,8 @@ def _role_groups(transactional_db):
 
 @pytest.fixture(autouse=True)
 def _glossary(transactional_db):
-    """The synonym dictionary the migrations seed (a flush between live-server tests empties it)."""
-    import importlib
-
-    from django.apps import apps
-
-    for name in ("0002_default_synonyms", "0006_english_glossary", "0008_everyday_words", "0009_anonymity_words"):
-        importlib.import_module(f"qa.migrations.{name}").add(apps, None)
+    """The demo glossary, as `load_demo` loads it: these questions are the demo's."""
+    load_demo_glossary()
 
 
 def test_stale_answer_keeps_its_text_warns_and_is_not_high(page, login, employee, owner):

@@ -6,6 +6,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
 from documents.importing import ImportReport, import_file, index_new_versions, supported_files
@@ -16,6 +17,9 @@ from documents.selectors import document_named
 
 DEMO_DIR = Path(settings.BASE_DIR) / "documents" / "demo_corpus"
 NOT_DOCUMENTS = {"ATTRIBUTION.md"}
+# The demo's wording pairs (everyday and English words → the demo documents' words): demo data,
+# never shipped to an install that does not load the demo.
+DEMO_GLOSSARY = DEMO_DIR / "glossary.json"
 
 # Demo logins for a laptop; never used outside `make run`.
 DEMO_USERS = [
@@ -29,7 +33,8 @@ DEMO_USERS = [
 
 class Command(BaseCommand):
     help = (
-        "Create the demo users and import the demo corpus (idempotent: safe to run on every `make run`). "
+        "Create the demo users, import the demo corpus and load its glossary into the synonym dictionary "
+        "(idempotent: safe to run on every `make run`). "
         "Indexes here and now, not through the workers, so the demo answers as soon as the server starts."
     )
 
@@ -38,6 +43,11 @@ class Command(BaseCommand):
             "--url",
             default="http://127.0.0.1:8000/",
             help="Where the portal is served, shown with the demo logins (`make run` passes its HOST and PORT).",
+        )
+        parser.add_argument(
+            "--no-glossary",
+            action="store_true",
+            help="do not load the demo glossary into the synonym dictionary (to see the demo answered without it)",
         )
 
     def handle(self, *args: object, **options: object) -> None:
@@ -72,6 +82,9 @@ class Command(BaseCommand):
         )
         for name, reason in report.failed:
             self.stderr.write(f"  failed {name}: {reason}")
+        if not options["no_glossary"]:
+            # documents/ imports nothing from qa: the dictionary is qa's, reached through its command.
+            call_command("load_glossary", str(DEMO_GLOSSARY), stdout=self.stdout, stderr=self.stderr)
         self.stdout.write(f"\nDemo logins ({options['url']}):")
         for username, password, _groups, _s, _su, role in DEMO_USERS:
             self.stdout.write(f"  {username:9} / {password:20} {role}")
