@@ -15,6 +15,7 @@ LEAD_IN = "紛失・盗難に気づいたら、"
 QUOTE = "ITサポートが遠隔で端末をロックし、データを消去します。"
 
 
+@pytest.mark.usefixtures("demo_glossary")  # a demo question: the demo answers it with its glossary loaded
 def test_lost_pc_footnote_keeps_the_lead_in_the_evidence_page_shows(ingest, employee, reviewer):
     ingest("equipment.md")
     answer = answer_question(user=employee, text="PCを紛失したらどうすればいいですか？")
