@@ -25,10 +25,8 @@ PURE_VERIFICATION = (
     "verification.quantities",
     "verification.support",
     "verification.verdict",
-    "verification.bench",
     "verification.term_weights",
     "verification.meaning",
-    "verification.calibration",
 )
 
 
@@ -151,3 +149,28 @@ def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_no_import_cycle_crosses_apps() -> None:
     crossing = [c for c in _strongly_connected(GRAPH) if len({_app(m) for m in c}) > 1]
     assert crossing == []
+
+
+def _is_evaluation(module: str) -> bool:
+    return module == "qa.evaluation" or module.startswith("qa.evaluation.")
+
+
+def _is_command(module: str) -> bool:
+    return ".management.commands." in module
+
+
+def test_the_walk_sees_the_evaluation_package() -> None:
+    assert "qa.evaluation.golden" in GRAPH["qa.management.commands.evaluate_portal"]
+    assert "qa.services" in GRAPH["qa.evaluation.golden"]
+
+
+def test_no_runtime_module_imports_the_evaluation_package() -> None:
+    """Measuring the portal is never part of serving it: only management commands reach ``qa.evaluation``."""
+    offending = sorted(
+        f"{module} -> {target}"
+        for module, targets in GRAPH.items()
+        if not _is_evaluation(module) and not _is_command(module)
+        for target in targets
+        if _is_evaluation(target)
+    )
+    assert offending == []

@@ -26,7 +26,7 @@ __all__ = ["MEANING_MIN_SIMILARITY", "MeaningCheck", "Similarity", "settle"]
 # An unsure sentence whose best cosine similarity to an evidence sentence is
 # below this says something the evidence does not (multilingual-e5 cosines are
 # compressed: faithful paraphrases mostly sit above 0.92, the invented claims
-# of real LLM answers at 0.86-0.915). Chosen with python -m verification.calibration
+# of real LLM answers at 0.86-0.915). Chosen with python -m qa.evaluation.support_calibration
 # on jhars-dev and the dev half of verification/labelled.
 MEANING_MIN_SIMILARITY = 0.915
 

@@ -35,7 +35,7 @@ Abstentions and connective sentences (``以下の通りです。``) are not clai
 English sentences checked against Japanese evidence are judged on their
 quantities only (their words cannot be compared). Precision, recall and
 false-alarm curves on the project's labelled sets and on real LLM answers
-(JHARS): ``python -m verification.calibration``.
+(JHARS): ``python -m qa.evaluation.support_calibration``.
 """
 
 from __future__ import annotations
@@ -301,7 +301,7 @@ COMMON_SURPRISAL = 15.0
 # unsupported on its words alone; from UNSURE_SCORE it is unsure, and without
 # a meaning check unsupported from LEXICAL_SCORE. Chosen on jhars-dev and the
 # dev half of verification/labelled, then read on its holdout half
-# (python -m verification.calibration): below 15 the unsure band holds almost
+# (python -m qa.evaluation.support_calibration): below 15 the unsure band holds almost
 # only faithful sentences of real LLM answers; from 60 only names and numbers
 # remain; words alone at 25 keep false alarms under 4% of faithful sentences.
 UNSURE_SCORE = 15.0

@@ -19,7 +19,7 @@ from django.conf import settings
 
 from documents.keyword_index import Fts5KeywordIndex, PostgresKeywordIndex, in_memory_fts5
 from documents.segmentation import tokens
-from qa.evaluation import build_corpus, read_jsonl
+from qa.evaluation.evaluate import build_corpus, read_jsonl
 from tests.integration_services import postgres_database
 
 pytestmark = pytest.mark.integration

@@ -7,7 +7,7 @@ from django.core.management import CommandError, call_command
 
 from documents.chunking import chunk_document
 from documents.parsing import parse_file
-from qa.management.commands.load_test import Phase, long_document
+from qa.evaluation.load_test import Phase, long_document
 
 
 def test_the_document_indexed_under_load_has_the_asked_number_of_chunks():

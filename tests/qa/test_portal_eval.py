@@ -11,7 +11,7 @@ from django.contrib.auth.models import Group
 from django.core.management import CommandError, call_command
 
 from qa.models import Answer, Conversation
-from qa.portal_eval import GOLDEN_QUERIES, GoldenQuery, Result, load_golden, score_payload, summarise
+from qa.evaluation.golden import GOLDEN_QUERIES, GoldenQuery, Result, load_golden, score_payload, summarise
 
 LEAVE = GoldenQuery("q1", "有給休暇は何日もらえますか？", "lexical", "answer", "dev", answers=("10日",))
 

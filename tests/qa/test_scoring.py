@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from qa.scoring import contains_answer, is_correct, reliability, reliability_lines
+from qa.evaluation.scoring import contains_answer, is_correct, reliability, reliability_lines
 
 
 def test_keys_are_found_after_folding_and_without_spaces() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.core.management import call_command
 
-from verification.calibration import judge, load_jhars, scores
+from qa.evaluation.support_calibration import judge, load_jhars, scores
 
 ANSWER = {
     "id": "3/test-model",

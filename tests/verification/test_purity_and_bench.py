@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from verification.bench import seed_verdicts, time_verify
+from qa.evaluation.verification_bench import seed_verdicts, time_verify
 
 ROOT = Path(__file__).resolve().parents[2]
 PURE_MODULES = [
@@ -21,10 +21,8 @@ PURE_MODULES = [
     "verification.grounding",
     "verification.support",
     "verification.verdict",
-    "verification.bench",
     "verification.term_weights",
     "verification.meaning",
-    "verification.calibration",
 ]
 
 BLOCKER = """
@@ -63,7 +61,7 @@ def test_modules_import_without_django_or_qa() -> None:
 
 def test_bench_command_reports_support_seeds_and_timing() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "verification.bench", "--json", "--repeats", "20"],
+        [sys.executable, "-m", "qa.evaluation.verification_bench", "--json", "--repeats", "20"],
         cwd=ROOT, env=_clean_env(), capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 0, done.stderr
@@ -83,6 +81,6 @@ def test_seed_verdicts_match_the_article() -> None:
 
 
 def test_verify_is_fast() -> None:
-    """Target < 5 ms (measured by ``python -m verification.bench``); a loose bound here for a shared CI machine."""
+    """Target < 5 ms (measured by ``python -m qa.evaluation.verification_bench``); a loose bound here for a shared CI machine."""
     timing = time_verify(repeats=30)
     assert timing["median_ms"] < 25

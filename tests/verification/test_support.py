@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verification.bench import evaluate_support, load_labelled
+from qa.evaluation.verification_bench import evaluate_support, load_labelled
 from verification.support import check_support, extract_quantities, split_sentences
 
 ATTENDANCE = (
@@ -188,12 +188,12 @@ def test_labelled_set_is_large_and_balanced() -> None:
 
 
 def test_precision_and_recall_on_the_labelled_set() -> None:
-    """Regression guard: measured 1.00 precision / 0.70 recall on words alone (python -m verification.bench).
+    """Regression guard: measured 1.00 precision / 0.70 recall on words alone (python -m qa.evaluation.verification_bench).
 
     Recall was 0.92 when every new two-kanji word counted; that rule flagged 40%
     of the faithful sentences of real LLM answers (issue 14). Everyday words no
     longer count, so added claims made only of them are left to the meaning
-    check (python -m verification.calibration has both curves).
+    check (python -m qa.evaluation.support_calibration has both curves).
     """
     report = evaluate_support(load_labelled())
     overall = report["overall"]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ragportal.text import split_sentences
-from verification.calibration import judge, load_own, load_quotes, scores
+from qa.evaluation.support_calibration import judge, load_own, load_quotes, scores
 from verification.flags import sentence_reason
 from verification.meaning import MeaningCheck, Similarity, settle
 from verification.support import check_support
@@ -182,7 +182,7 @@ def test_sentence_reasons_in_words(reason: str, missing: list[str], expected: tu
 
 
 def test_own_labelled_set_precision_on_both_splits() -> None:
-    """Issue 14's bar: precision >= 0.95 on the project's labelled set (python -m verification.calibration)."""
+    """Issue 14's bar: precision >= 0.95 on the project's labelled set (python -m qa.evaluation.support_calibration)."""
     own = load_own()
     for split in ("dev", "holdout"):
         result = scores([i for i in own if i.split == split], judge)

@@ -11,7 +11,7 @@ PATH = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).with_name("ques
 KINDS = {"lexical", "paraphrase", "kana", "english", "number", "off_topic", "too_short"}
 
 
-def norm(s: str) -> str:  # same folding as qa/scoring.normalise: NFKC, lower case, spaces removed
+def norm(s: str) -> str:  # same folding as qa/evaluation/scoring.normalise: NFKC, lower case, spaces removed
     return unicodedata.normalize("NFKC", s).lower().replace(" ", "")
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from qa.evaluation import evaluate, read_jsonl, summary_table
+from qa.evaluation.evaluate import evaluate, read_jsonl, summary_table
 from qa.engine import EngineConfig
 
 

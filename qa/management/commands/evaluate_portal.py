@@ -15,9 +15,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 from django.test.utils import override_settings
 
-from qa.evaluation import progress_printer
+from qa.evaluation.evaluate import progress_printer
 from qa.models import SynonymEntry
-from qa.portal_eval import GOLDEN_QUERIES, SPLITS, ask_golden, failures_text, load_golden, summarise, summary_text
+from qa.evaluation.golden import GOLDEN_QUERIES, SPLITS, ask_golden, failures_text, load_golden, summarise, summary_text
 
 # The settings a run depends on most, kept in the JSON so runs can be compared.
 REPORTED_SETTINGS = (

@@ -4,7 +4,7 @@ Each question is asked by one user (the demo ``employee``, who belongs to no
 group) in a fresh conversation through :func:`qa.services.answer_question`,
 and read back as the API returns it (:func:`qa.presenters.answer_payload`):
 what is scored is what ``POST /api/v1/ask`` would answer. Scoring is
-:func:`qa.scoring.is_correct`; the summary gives accuracy overall, per kind and
+:func:`qa.evaluation.scoring.is_correct`; the summary gives accuracy overall, per kind and
 per split, the reliability table per confidence level, how many clear
 questions were asked back, and the ask latency.
 
@@ -23,10 +23,10 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from qa.evaluation import percentile, read_jsonl
+from qa.evaluation.evaluate import percentile, read_jsonl
 from qa.models import Conversation
 from qa.presenters import answer_payload
-from qa.scoring import is_correct, reliability, reliability_lines
+from qa.evaluation.scoring import is_correct, reliability, reliability_lines
 from qa.services import answer_question
 
 GOLDEN_QUERIES = Path(settings.BASE_DIR) / "documents" / "demo_corpus" / "golden" / "queries.jsonl"

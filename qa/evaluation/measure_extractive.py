@@ -2,7 +2,7 @@
 
 Usage (from the project root):
 
-    .venv/bin/python -m qa.measure_extractive [--data ../shared/data/jsquad-valid] [-n 1000] [--seed 13]
+    .venv/bin/python -m qa.evaluation.measure_extractive [--data ../shared/data/jsquad-valid] [-n 1000] [--seed 13]
 
 For each sampled question the provider gets five chunks: the gold paragraph
 plus four distractors, ordered best first by a character-bigram BM25 score

@@ -1,4 +1,4 @@
-"""Calibration of sentence support: ``python -m verification.calibration``.
+"""Calibration of sentence support: ``python -m qa.evaluation.support_calibration``.
 
 Precision, recall and false-alarm rate of "unsupported" (the positive class)
 over the whole range of the support check's thresholds, on three sets:
@@ -51,7 +51,7 @@ from verification.support import (
     subject_terms,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LABELLED = ROOT / "verification" / "labelled"
 DEMO_CORPUS = ROOT / "documents" / "demo_corpus"
 JHARS = ROOT.parent / "shared" / "data" / "jhars-dev" / "jhars-dev.jsonl"

@@ -1,7 +1,7 @@
 """Scoring answers against answer keys, and whether confidence tracks correctness.
 
 Pure Python, no Django: shared by ``evaluate --answers`` (JSQuAD, ``qa.evaluation``)
-and the portal evaluation over the golden set (``qa.portal_eval``).
+and the portal evaluation over the golden set (``qa.evaluation.golden``).
 
 A key is found in an answer after both are folded (NFKC, lower case) and spaces
 are removed, so the key "10 日" is found in "１０日". The reliability table asks

@@ -1,6 +1,6 @@
 """``manage.py evaluate_support``: precision, recall and false-alarm curves of sentence support.
 
-The same measurement as ``python -m verification.calibration`` (see that module),
+The same measurement as ``python -m qa.evaluation.support_calibration`` (see that module),
 reachable where the other evaluation commands are.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from verification import calibration
+from qa.evaluation import support_calibration as calibration
 
 
 class Command(BaseCommand):

@@ -4,7 +4,7 @@ The corpus is chunked and indexed exactly as uploads are (same chunker, same
 embedding text, same keyword segmentation) but into a temporary Chroma
 directory and a throw-away keyword index, so the live data is never touched.
 With answers, each one also gets the verdict the portal would give it, and the
-reliability table (``qa.scoring``) says how often each confidence level was right.
+reliability table (``qa.evaluation.scoring``) says how often each confidence level was right.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from documents.vectorstore import DenseIndex, open_collection
 from qa.engine import ENGINE_STAGES, EngineConfig, HybridEngine, Mode
 from qa.expansion import expand
 from qa.retrieval import apply_floor_and_diversity
-from qa.scoring import contains_answer, reliability, reliability_lines
+from qa.evaluation.scoring import contains_answer, reliability, reliability_lines
 from qa.services import verify_answer as portal_verdict
 from qa.types import RetrievedChunk
 

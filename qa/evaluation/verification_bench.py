@@ -1,4 +1,4 @@
-"""Benchmark of the verification modules: ``python -m verification.bench``.
+"""Benchmark of the verification modules: ``python -m qa.evaluation.verification_bench``.
 
 Prints (1) precision and recall of :func:`verification.support.check_support`
 for detecting unsupported sentences on ``verification/labelled/support.jsonl``
@@ -31,9 +31,10 @@ from verification.citations import adjust_confidence_by_citation, verify_citatio
 from verification.support import check_support
 from verification.verdict import verify
 
-LABELLED = Path(__file__).resolve().parent / "labelled"
+ROOT = Path(__file__).resolve().parents[2]
+LABELLED = ROOT / "verification" / "labelled"
 # The labelled sentences rest on the seed documents shipped in the demo corpus.
-SEED_DOCS = Path(__file__).resolve().parent.parent / "documents" / "demo_corpus"
+SEED_DOCS = ROOT / "documents" / "demo_corpus"
 
 
 @dataclass

@@ -1,0 +1,12 @@
+"""Evaluation, benchmarks and load tests: measuring the portal, never part of serving it.
+
+No runtime module imports this package (tests/test_architecture.py checks it);
+the management commands that run these measurements are thin wrappers around it.
+
+- ``evaluate``: retrieval (and answers through the answering service) on a JSONL corpus;
+- ``golden``: the demo golden questions through the answering service (``evaluate_portal``);
+- ``portal``: the throw-away portal both build (test database, temporary Chroma directory);
+- ``scoring``: answer keys and the reliability table;
+- ``benchmark_api``, ``benchmark_retrieval``, ``benchmark_indexing``, ``load_test``: speed;
+- ``measure_extractive``, ``verification_bench``, ``support_calibration``: the provider and the checks alone.
+"""

@@ -1,0 +1,122 @@
+"""Answer latency through the real API (POST /api/v1/ask) with the offline provider on the demo corpus."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.test import Client
+from django.test.utils import override_settings
+
+from qa.models import Answer, Conversation
+
+GOLDEN_QUERIES = Path(settings.BASE_DIR) / "documents" / "demo_corpus" / "golden" / "queries.jsonl"
+FALLBACK_QUESTIONS = ["有給休暇は何日もらえますか？", "経費の申請期限は？", "在宅勤務は週に何日までできますか？"]
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile of ``values`` (0 for an empty list)."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+class Command(BaseCommand):
+    help = (
+        "Measure answer latency p50/p95 through POST /api/v1/ask (django.test.Client, a signed-in demo user) "
+        "with the offline extractive provider on the demo corpus. It loads the demo corpus and users into the "
+        "configured database (load_demo, idempotent), asks once to warm up (the embedding model loads then; "
+        "that request is excluded), then times --n requests cycling through the demo golden questions, and "
+        "deletes the answers it created unless --keep. Throttling is off for the run. "
+        "Run it against a throw-away data directory, e.g.: "
+        "RAGPORTAL_DATA_DIR=$(mktemp -d) SECRET_KEY=x python manage.py migrate && "
+        "RAGPORTAL_DATA_DIR=<same dir> SECRET_KEY=x python manage.py benchmark_api --n 50"
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--n", type=int, default=50, help="timed requests (default 50)")
+        parser.add_argument("--user", default="employee", help="demo user to ask as (default: employee)")
+        parser.add_argument("--skip-load", action="store_true", help="do not run load_demo first")
+        parser.add_argument("--keep", action="store_true", help="keep the answers the benchmark created")
+        parser.add_argument("--json", dest="json_out", help="also write the numbers to this file")
+
+    def handle(self, *args: object, **options: object) -> None:
+        n = int(options["n"])
+        if n < 1:
+            raise CommandError("--n must be at least 1")
+        if not options["skip_load"]:
+            call_command("load_demo", stdout=self.stdout, stderr=self.stderr)
+        user = get_user_model().objects.filter(username=options["user"]).first()
+        if user is None:
+            raise CommandError(f"no user named {options['user']!r} (run without --skip-load to create the demo users)")
+        questions = _questions()
+
+        rest_framework = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"ask": None}}
+        with override_settings(
+            RAG_PROVIDER="extractive",
+            RAG_LLM_EXPANSION=False,
+            REST_FRAMEWORK=rest_framework,
+            ALLOWED_HOSTS=[*settings.ALLOWED_HOSTS, "testserver"],
+        ):
+            client = Client()
+            client.force_login(user)
+            first_answer_id = Answer.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+            started = time.perf_counter()
+            _ask(client, questions[0])
+            warmup_ms = (time.perf_counter() - started) * 1000
+            round_trips: list[float] = []
+            for i in range(n):
+                started = time.perf_counter()
+                _ask(client, questions[i % len(questions)])
+                round_trips.append((time.perf_counter() - started) * 1000)
+
+        created = Answer.objects.filter(pk__gt=first_answer_id, user=user)
+        pipeline = [a for a in created.order_by("pk").values_list("latency_ms", flat=True)][1:]  # without warm-up
+        kinds: dict[str, int] = {}
+        for kind in created.order_by("pk").values_list("response_type", flat=True)[1:]:
+            kinds[kind] = kinds.get(kind, 0) + 1
+        report = {
+            "n": n,
+            "questions": len(questions),
+            "provider": "extractive",
+            "warmup_ms": round(warmup_ms, 1),
+            "api_ms": {"p50": round(percentile(round_trips, 0.5), 1), "p95": round(percentile(round_trips, 0.95), 1)},
+            "pipeline_ms": {
+                "p50": round(percentile([float(v or 0) for v in pipeline], 0.5), 1),
+                "p95": round(percentile([float(v or 0) for v in pipeline], 0.95), 1),
+            },
+            "response_types": kinds,
+        }
+        self.stdout.write(
+            f"POST /api/v1/ask x{n} ({len(questions)} demo questions, extractive, warm-up {report['warmup_ms']} ms excluded)\n"
+            f"  round trip   p50 {report['api_ms']['p50']} ms   p95 {report['api_ms']['p95']} ms\n"
+            f"  answer_question (stored latency) p50 {report['pipeline_ms']['p50']} ms   p95 {report['pipeline_ms']['p95']} ms\n"
+            f"  response types: {kinds}"
+        )
+        if options["json_out"]:
+            Path(str(options["json_out"])).write_text(json.dumps(report, ensure_ascii=False, indent=2), "utf-8")
+        if not options["keep"]:
+            conversation_ids = list(created.values_list("conversation_id", flat=True))
+            created.delete()
+            Conversation.objects.filter(pk__in=conversation_ids, answers__isnull=True).delete()
+
+
+def _questions() -> list[str]:
+    """The demo golden questions (the fallback list when the file is missing)."""
+    if not GOLDEN_QUERIES.is_file():
+        return FALLBACK_QUESTIONS
+    with GOLDEN_QUERIES.open(encoding="utf-8") as fh:
+        questions = [json.loads(line)["question"] for line in fh if line.strip()]
+    return questions or FALLBACK_QUESTIONS
+
+
+def _ask(client: Client, question: str) -> None:
+    response = client.post("/api/v1/ask", {"text": question}, content_type="application/json")
+    if response.status_code != 200:
+        raise CommandError(f"POST /api/v1/ask returned {response.status_code}: {response.content[:300]!r}")
