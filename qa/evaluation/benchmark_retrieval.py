@@ -10,9 +10,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from documents.embeddings import embed_passages
 from documents.indexing import IndexItem
+from qa.engine import EngineConfig, HybridEngine
 from qa.evaluation.evaluate import ThrowawayIndex, build_corpus, progress_printer, read_jsonl
-from qa.engine import EngineConfig
-from qa.engine import HybridEngine
 
 
 class Command(BaseCommand):

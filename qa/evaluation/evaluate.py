@@ -3,8 +3,8 @@
 The corpus is chunked and indexed exactly as uploads are (same chunker, same
 embedding text, same keyword segmentation) but into a temporary Chroma
 directory and a throw-away keyword index, so the live data is never touched.
-With answers, each one also gets the verdict the portal would give it, and the
-reliability table (``qa.evaluation.scoring``) says how often each confidence level was right.
+Answers are not measured here but in :mod:`qa.evaluation.answers`, through
+the answering service itself, so that they are the portal's answers.
 """
 
 from __future__ import annotations
@@ -27,11 +27,8 @@ from documents.keyword_index import KeywordIndex, PostgresKeywordIndex, in_memor
 from documents.parsing import ParseError, parse_file
 from documents.vectorstore import DenseIndex, open_collection
 from qa.engine import ENGINE_STAGES, EngineConfig, HybridEngine, Mode
+from qa.evaluation.scoring import percentile, reliability_lines
 from qa.expansion import expand
-from qa.retrieval import apply_floor_and_diversity
-from qa.evaluation.scoring import contains_answer, reliability, reliability_lines
-from qa.services import verify_answer as portal_verdict
-from qa.types import RetrievedChunk
 
 
 @dataclass
@@ -138,30 +135,18 @@ class ThrowawayIndex:
         self._tmp.cleanup()
 
 
-def percentile(values: list[float], q: float) -> float:
-    """Nearest-rank percentile of ``values``, rounded to 2 places (0 for an empty list)."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))], 2)
-
-
 def evaluate(
     *,
     corpus_records: list[dict],
     queries: list[dict],
     modes: list[Mode],
-    k: int = 5,
-    answers: bool = False,
     rules: list[tuple[str, list[str]]] | None = None,
     config: EngineConfig | None = None,
     max_chars: int = 400,
     overlap: int = 60,
-    min_similarity: float = 0.0,
-    per_document: int = 2,
     progress: bool = True,
 ) -> dict:
-    """Index the corpus, run every query in each mode, return the metrics."""
+    """Index the corpus, run every query's retrieval in each mode, return the metrics."""
     corpus = build_corpus(corpus_records, max_chars=max_chars, overlap=overlap)
     index = ThrowawayIndex()
     try:
@@ -175,36 +160,48 @@ def evaluate(
         report: dict = {
             "n": len(queries),
             "corpus": {"documents": len(corpus.doc_numbers), "chunks": len(corpus.items)},
-            "indexing": {
-                "chunks": stats.chunks,
-                "seconds": round(stats.total_seconds, 2),
-                "chunks_per_s": round(stats.chunks / stats.total_seconds, 2) if stats.total_seconds else None,
-                "encoder_seconds": round(stats.embed_seconds, 2),
-                "encoder_share": round(stats.embed_seconds / stats.total_seconds, 3) if stats.total_seconds else None,
-            },
+            "indexing": _indexing_figures(stats),
             "modes": {},
         }
-        provider = None
-        if answers:
-            from qa.providers.extractive import ExtractiveProvider
-
-            provider = ExtractiveProvider()
         for mode in modes:
-            report["modes"][mode] = _run_mode(
-                engine,
-                corpus,
-                queries,
-                mode=mode,
-                k=k,
-                rules=rules or [],
-                provider=provider,
-                min_similarity=min_similarity,
-                per_document=per_document,
-                progress=progress,
-            )
+            show = progress_printer(f"queries ({mode})") if progress else None
+            report["modes"][mode] = _run_mode(engine, corpus, queries, mode=mode, rules=rules or [], progress=show)
         return report
     finally:
         index.close()
+
+
+def _indexing_figures(stats: IndexStats) -> dict:
+    seconds = stats.total_seconds
+    return {
+        "chunks": stats.chunks,
+        "seconds": round(seconds, 2),
+        "chunks_per_s": round(stats.chunks / seconds, 2) if seconds else None,
+        "encoder_seconds": round(stats.embed_seconds, 2),
+        "encoder_share": round(stats.embed_seconds / seconds, 3) if seconds else None,
+    }
+
+
+@dataclass
+class _Ranks:
+    """Where each query's gold document ranked, overall and per query kind."""
+
+    ranks: list[int | None] = field(default_factory=list)
+    by_kind: dict[str, list[int | None]] = field(default_factory=dict)
+
+    def add(self, rank: int | None, kind: str | None) -> None:
+        self.ranks.append(rank)
+        if kind:
+            self.by_kind.setdefault(kind, []).append(rank)
+
+    @staticmethod
+    def figures(ranks: list[int | None]) -> dict:
+        n = len(ranks) or 1
+        out: dict = {"n": len(ranks)}
+        for cutoff in (1, 3, 5):
+            out[f"hit@{cutoff}"] = round(sum(bool(r and r <= cutoff) for r in ranks) / n, 4)
+        out["mrr"] = round(sum(1.0 / r for r in ranks if r) / n, 4)
+        return out
 
 
 def _run_mode(
@@ -213,22 +210,13 @@ def _run_mode(
     queries: list[dict],
     *,
     mode: Mode,
-    k: int,
     rules: list[tuple[str, list[str]]],
-    provider,  # noqa: ANN001
-    min_similarity: float,
-    per_document: int,
-    progress: bool,
+    progress: Callable[[int, int], None] | None,
 ) -> dict:
-    hits_at = {1: 0, 3: 0, 5: 0}
-    reciprocal = 0.0
+    """Retrieval figures of one mode: hit@1/3/5 and MRR of the gold document, latency per stage."""
+    ranks = _Ranks()
     latencies: list[float] = []
     stage: dict[str, list[float]] = {"expansion": [], **{name: [] for name in ENGINE_STAGES}}
-    answer_latencies: list[float] = []
-    contains_gold = cites_gold = 0
-    judged: list[tuple[str, bool]] = []  # (verdict confidence, answer contains gold)
-    by_kind: dict[str, dict[str, float]] = {}
-    show = progress_printer(f"queries ({mode})") if progress else None
     for i, q in enumerate(queries, start=1):
         t0 = time.perf_counter()
         expansion = expand(q["question"], rules=rules)
@@ -237,82 +225,20 @@ def _run_mode(
         for name in ENGINE_STAGES:
             stage[name].append(result.timings.get(name, 0.0))
         latencies.append((time.perf_counter() - t0) * 1000)
-
-        ranking: list[str] = []
-        for c in result.candidates:
-            doc = corpus.chunk_doc[c.chunk_id]
-            if doc not in ranking:
-                ranking.append(doc)
+        ranking = list(dict.fromkeys(corpus.chunk_doc[c.chunk_id] for c in result.candidates))
         gold = str(q["gold_doc_id"])
-        rank = ranking.index(gold) + 1 if gold in ranking else None
-        for cutoff in hits_at:
-            hits_at[cutoff] += bool(rank and rank <= cutoff)
-        reciprocal += 1.0 / rank if rank else 0.0
-        kind = q.get("kind")
-        if kind:
-            bucket = by_kind.setdefault(kind, {"n": 0, "hit@1": 0, "hit@3": 0, "hit@5": 0, "mrr": 0.0})
-            bucket["n"] += 1
-            for cutoff in (1, 3, 5):
-                bucket[f"hit@{cutoff}"] += bool(rank and rank <= cutoff)
-            bucket["mrr"] += 1.0 / rank if rank else 0.0
-
-        if provider is not None:
-            top = apply_floor_and_diversity(
-                result.candidates,
-                {cid: corpus.chunks[cid].document_id for cid in corpus.chunks},
-                k=k,
-                min_similarity=min_similarity,
-                per_document=per_document,
-            )
-            chunks = [
-                RetrievedChunk(
-                    chunk_id=c.chunk_id,
-                    document_id=corpus.chunks[c.chunk_id].document_id,
-                    version_id=corpus.chunks[c.chunk_id].version_id,
-                    filename=corpus.chunk_doc[c.chunk_id],
-                    section=corpus.chunks[c.chunk_id].heading_path,
-                    text=corpus.chunks[c.chunk_id].text,
-                    score=c.score,
-                    similarity=c.similarity or 0.0,
-                )
-                for c in top
-            ]
-            t1 = time.perf_counter()
-            generated = provider.generate(q["question"], chunks, expanded_terms=expansion.added_keywords)
-            answer_latencies.append((time.perf_counter() - t1) * 1000)
-            correct = contains_answer(generated.text, any_of=q.get("answers", []), all_of=q.get("answers_all", []))
-            contains_gold += correct
-            # The confidence the portal would show: the answering service's own verify() call.
-            judged.append((portal_verdict(q["question"], generated, chunks).confidence, correct))
-            first = next((c for b in generated.blocks for c in b.citations if c.chunk_index is not None), None)
-            cites_gold += bool(first and chunks[first.chunk_index].filename == gold)
-        if show:
-            show(i, len(queries))
-
-    n = len(queries) or 1
-    out: dict = {
-        "n": len(queries),
-        "hit@1": round(hits_at[1] / n, 4),
-        "hit@3": round(hits_at[3] / n, 4),
-        "hit@5": round(hits_at[5] / n, 4),
-        "mrr": round(reciprocal / n, 4),
-        "latency_ms": {
-            "p50": percentile(latencies, 0.5),
-            "p95": percentile(latencies, 0.95),
-            "stages_p50": {name: percentile(v, 0.5) for name, v in stage.items()},
-            "stages_p95": {name: percentile(v, 0.95) for name, v in stage.items()},
-        },
+        ranks.add(ranking.index(gold) + 1 if gold in ranking else None, q.get("kind"))
+        if progress:
+            progress(i, len(queries))
+    out = _Ranks.figures(ranks.ranks)
+    out["latency_ms"] = {
+        "p50": percentile(latencies, 0.5),
+        "p95": percentile(latencies, 0.95),
+        "stages_p50": {name: percentile(v, 0.5) for name, v in stage.items()},
+        "stages_p95": {name: percentile(v, 0.95) for name, v in stage.items()},
     }
-    if by_kind:
-        out["by_kind"] = {
-            kind: {key: (round(v / b["n"], 4) if key != "n" else v) for key, v in b.items()}
-            for kind, b in by_kind.items()
-        }
-    if provider is not None:
-        out["answer_contains_gold"] = round(contains_gold / n, 4)
-        out["citation_hits_gold"] = round(cites_gold / n, 4)
-        out["answer_latency_ms"] = {"p50": percentile(answer_latencies, 0.5), "p95": percentile(answer_latencies, 0.95)}
-        out["reliability"] = reliability(judged)
+    if ranks.by_kind:
+        out["by_kind"] = {kind: _Ranks.figures(r) for kind, r in ranks.by_kind.items()}
     return out
 
 
@@ -327,11 +253,14 @@ def summary_table(report: dict) -> str:
             lines.append(
                 f"  {kind:6} {b['n']:>6} {b['hit@1']:>7.4f} {b['hit@3']:>7.4f} {b['hit@5']:>7.4f} {b['mrr']:>7.4f}"
             )
-        if "answer_contains_gold" in m:
-            lines.append(
-                f"  answers: contains_gold={m['answer_contains_gold']:.4f} citation_hits_gold={m['citation_hits_gold']:.4f} "
-                f"answer p50={m['answer_latency_ms']['p50']}ms p95={m['answer_latency_ms']['p95']}ms"
-            )
-        if "reliability" in m:
-            lines.extend(reliability_lines({"answers (verdict)": m["reliability"]}, indent="  "))
+    answers = report.get("answers")
+    if answers:
+        types = ", ".join(f"{name} {n}" for name, n in sorted(answers["response_types"].items()))
+        lines += [
+            f"answers through the answering service (n={answers['n']}): "
+            f"contains_gold={answers['answer_contains_gold']:.4f} citation_hits_gold={answers['citation_hits_gold']:.4f} "
+            f"p50={answers['answer_latency_ms']['p50']}ms p95={answers['answer_latency_ms']['p95']}ms",
+            f"  response types: {types}",
+        ]
+        lines.extend(reliability_lines({"answers (shown confidence)": answers["reliability"]}, indent="  "))
     return "\n".join(lines)

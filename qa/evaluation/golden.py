@@ -23,10 +23,10 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from qa.evaluation.evaluate import percentile, read_jsonl
+from qa.evaluation.evaluate import read_jsonl
+from qa.evaluation.scoring import is_correct, percentile, reliability, reliability_lines
 from qa.models import Conversation
 from qa.presenters import answer_payload
-from qa.evaluation.scoring import is_correct, reliability, reliability_lines
 from qa.services import answer_question
 
 GOLDEN_QUERIES = Path(settings.BASE_DIR) / "documents" / "demo_corpus" / "golden" / "queries.jsonl"

@@ -71,6 +71,14 @@ def is_correct(
     raise ValueError(f"unknown expectation {expect!r}: one of {EXPECTATIONS}")
 
 
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile of ``values``, rounded to 2 places (0 for an empty list)."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))], 2)
+
+
 def reliability(outcomes: Iterable[tuple[str | None, bool]]) -> dict[str, Any]:
     """The reliability table of ``(confidence, correct)`` pairs.
 

@@ -7,8 +7,10 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from qa.evaluation.evaluate import evaluate, read_jsonl, summary_table
 from qa.engine import EngineConfig
+from qa.evaluation.answers import answers_evaluate
+from qa.evaluation.evaluate import evaluate, progress_printer, read_jsonl, summary_table
+from qa.glossary import glossary_read
 
 
 class Command(BaseCommand):
@@ -26,7 +28,11 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=13)
         parser.add_argument("--mode", choices=["hybrid", "dense", "keyword"], default="hybrid")
         parser.add_argument("--compare", action="store_true", help="run dense, keyword and hybrid in one run")
-        parser.add_argument("--answers", action="store_true", help="also run the extractive provider")
+        parser.add_argument(
+            "--answers",
+            action="store_true",
+            help="also ask every query through the answering service, in a throw-away portal holding the corpus",
+        )
         parser.add_argument("--no-expansion", action="store_true", help="skip the synonym dictionary")
         parser.add_argument(
             "--glossary",
@@ -56,7 +62,8 @@ class Command(BaseCommand):
             queries = random.Random(options["seed"]).sample(queries, min(int(options["limit"]), len(queries)))
         glossary = Path(str(options["glossary"])) if options["glossary"] else None
         try:
-            rules = [] if options["no_expansion"] else _rules(glossary)
+            entries = glossary_read(glossary) if glossary else {}
+            rules = [] if options["no_expansion"] else _rules(entries)
         except (OSError, ValueError) as exc:
             raise CommandError(f"glossary: {exc}") from exc
         modes = ["dense", "keyword", "hybrid"] if options["compare"] else [options["mode"]]
@@ -64,16 +71,20 @@ class Command(BaseCommand):
             corpus_records=corpus,
             queries=queries,
             modes=modes,
-            k=int(options["k"]),
-            answers=bool(options["answers"]),
             rules=rules,
             config=EngineConfig.from_settings(),
             max_chars=settings.RAG_CHUNK_SIZE,
             overlap=settings.RAG_CHUNK_OVERLAP,
-            min_similarity=settings.RAG_MIN_SIMILARITY,
-            per_document=settings.RAG_MAX_CHUNKS_PER_DOCUMENT,
             progress=not options["quiet"],
         )
+        if options["answers"]:
+            report["answers"] = answers_evaluate(
+                corpus_records=corpus,
+                queries=queries,
+                glossary=entries,
+                expansion=not options["no_expansion"],
+                progress=None if options["quiet"] else progress_printer,
+            )
         report["corpus_path"], report["queries_path"] = str(corpus_path), str(queries_path)
         report["glossary_path"], report["expansion_rules"] = str(glossary) if glossary else None, len(rules)
         report["limit"], report["seed"] = options["limit"], options["seed"]
@@ -92,7 +103,7 @@ class Command(BaseCommand):
             Path(str(options["json_out"])).write_text(json.dumps(report, ensure_ascii=False, indent=2), "utf-8")
 
 
-def _rules(glossary: Path | None) -> list[tuple[str, list[str]]]:
+def _rules(glossary: dict[str, str]) -> list[tuple[str, list[str]]]:
     """The synonym dictionary (read only; none if the database is not migrated), and ``glossary``'s pairs over it.
 
     Sorted by term as the dictionary is, so the demo glossary gives the same
@@ -101,14 +112,12 @@ def _rules(glossary: Path | None) -> list[tuple[str, list[str]]]:
     from django.db import DatabaseError
 
     from qa.expansion import dictionary_rules
-    from qa.glossary import glossary_read
     from qa.models import SynonymEntry
 
     try:
         rules = dict(dictionary_rules())
     except DatabaseError:
         rules = {}
-    if glossary is not None:
-        for term, expansions in glossary_read(glossary).items():
-            rules[term] = SynonymEntry(term=term, expansions=expansions).expansion_list()
+    for term, expansions in glossary.items():
+        rules[term] = SynonymEntry(term=term, expansions=expansions).expansion_list()
     return sorted(rules.items())

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
@@ -12,12 +11,11 @@ from typing import TextIO
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import connection
-from django.test.utils import override_settings
 
 from qa.evaluation.evaluate import progress_printer
-from qa.models import SynonymEntry
 from qa.evaluation.golden import GOLDEN_QUERIES, SPLITS, ask_golden, failures_text, load_golden, summarise, summary_text
+from qa.evaluation.portal import throwaway_portal
+from qa.models import SynonymEntry
 
 # The settings a run depends on most, kept in the JSON so runs can be compared.
 REPORTED_SETTINGS = (
@@ -29,7 +27,6 @@ REPORTED_SETTINGS = (
     "RAG_MIN_SIMILARITY",
     "RAG_TOP_K",
 )
-IMMEDIATE_TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
 
 
 class Command(BaseCommand):
@@ -99,27 +96,12 @@ class Command(BaseCommand):
 
 @contextmanager
 def _throwaway_portal(stderr: TextIO, *, quiet: bool, glossary: bool) -> Iterator[None]:
-    """A fresh portal holding only the demo corpus, users and (if ``glossary``) the demo glossary, removed on exit.
-
-    The database comes from Django's test-database machinery (for SQLite an
-    in-memory database, for PostgreSQL ``test_<name>``), the dense index and
-    uploads from a temporary directory, and indexing runs inline: nothing the
-    configured portal serves is read or written.
-    """
-    with (
-        tempfile.TemporaryDirectory(prefix="ragportal-eval-portal-") as tmp,
-        override_settings(
-            CHROMA_DIR=Path(tmp) / "chroma", CHROMA_HOST="", MEDIA_ROOT=Path(tmp) / "uploads", TASKS=IMMEDIATE_TASKS
-        ),
-    ):
-        live_database = connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-        try:
-            started = time.perf_counter()
-            if not quiet:
-                stderr.write("indexing the demo corpus into a throw-away portal...")
-            call_command("load_demo", no_glossary=not glossary, stdout=StringIO(), stderr=stderr)
-            if not quiet:
-                stderr.write(f"indexed in {time.perf_counter() - started:.0f} s")
-            yield
-        finally:
-            connection.creation.destroy_test_db(live_database, verbosity=0)
+    """A fresh portal holding only the demo corpus, users and (if ``glossary``) the demo glossary, removed on exit."""
+    with throwaway_portal():
+        started = time.perf_counter()
+        if not quiet:
+            stderr.write("indexing the demo corpus into a throw-away portal...")
+        call_command("load_demo", no_glossary=not glossary, stdout=StringIO(), stderr=stderr)
+        if not quiet:
+            stderr.write(f"indexed in {time.perf_counter() - started:.0f} s")
+        yield
