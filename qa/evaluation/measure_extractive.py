@@ -33,6 +33,7 @@ import random
 import statistics
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from qa.providers.extractive import ExtractiveProvider
@@ -67,8 +68,82 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
+@dataclass
+class _Data:
+    """The JSQuAD corpus and queries, with what the distractor choice and the BM25 order need."""
+
+    corpus: list[dict]
+    queries: list[dict]
+    by_id: dict[str, dict]
+    by_title: dict[str, list[dict]]
+    corpus_df: Counter
+    avg_len: float
+
+    @classmethod
+    def load(cls, data: Path) -> _Data:
+        corpus = [json.loads(line) for line in (data / "jsquad-valid-corpus.jsonl").open(encoding="utf-8")]
+        queries = [json.loads(line) for line in (data / "jsquad-valid-queries.jsonl").open(encoding="utf-8")]
+        by_title: dict[str, list[dict]] = {}
+        for para in corpus:
+            by_title.setdefault(para["title"], []).append(para)
+        corpus_df: Counter = Counter()
+        for para in corpus:
+            corpus_df.update(set(_bigrams(para["text"])))
+        avg_len = sum(len(p["text"]) for p in corpus) / len(corpus)
+        return cls(corpus, queries, {para["doc_id"]: para for para in corpus}, by_title, corpus_df, avg_len)
+
+    def others(self, gold: dict) -> list[dict]:
+        return [p for p in self.corpus if p["title"] != gold["title"]]
+
+    def distractors(self, gold: dict, setting: str, rng: random.Random) -> list[dict]:
+        if setting == "random":
+            return rng.sample(self.others(gold), 4)
+        siblings = [p for p in self.by_title[gold["title"]] if p["doc_id"] != gold["doc_id"]]
+        chosen = rng.sample(siblings, min(4, len(siblings)))
+        return chosen + rng.sample(self.others(gold), 4 - len(chosen))
+
+
+def _as_chunks(paragraphs: list[dict]) -> list[RetrievedChunk]:
+    return [
+        RetrievedChunk(chunk_id=i, document_id=i, version_id=i, filename=p["doc_id"], section=p["title"], text=p["text"])
+        for i, p in enumerate(paragraphs)
+    ]
+
+
+def _measure(
+    data: _Data, sample: list[dict], setting: str, *, provider: ExtractiveProvider, rng: random.Random, show_misses: int
+) -> str:
+    """One distractor setting's line: answer contains gold, first citation on gold, abstentions, latency."""
+    contains = hits = abstained = 0
+    latencies: list[float] = []
+    misses_shown = 0
+    for query in sample:
+        gold = data.by_id[query["gold_doc_id"]]
+        candidates = [gold, *data.distractors(gold, setting, rng)]
+        ordered = _bm25_order(query["question"], candidates, data.corpus_df, len(data.corpus), data.avg_len)
+        answer = provider.generate(query["question"], _as_chunks(ordered))
+        latencies.append(answer.latency_ms)
+        gold_index = ordered.index(gold)
+        abstained += answer.abstained
+        got = any(a in answer.text for a in query["answers"])
+        contains += got
+        first = next((c for b in answer.blocks for c in b.citations), None)
+        hit = first is not None and first.chunk_index == gold_index
+        hits += hit
+        if (not got or not hit) and misses_shown < show_misses:
+            misses_shown += 1
+            print(f"  MISS q={query['question']!r} gold={query['answers'][0]!r} rank={gold_index} ans={answer.text[:120]!r}")
+    total = len(sample)
+    return (
+        f"[{setting}] n={total} answer_contains_gold={contains / total:.3f} "
+        f"citation_hits_gold={hits / total:.3f} abstained={abstained / total:.3f} "
+        f"latency_ms p50={_percentile(latencies, 0.5):.2f} p95={_percentile(latencies, 0.95):.2f} "
+        f"mean={statistics.fmean(latencies):.2f}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--data", default="../shared/data/jsquad-valid")
     parser.add_argument("-n", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=13)
@@ -76,70 +151,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show-misses", type=int, default=0)
     args = parser.parse_args(argv)
 
-    data = Path(args.data)
-    corpus = [json.loads(line) for line in (data / "jsquad-valid-corpus.jsonl").open(encoding="utf-8")]
-    queries = [json.loads(line) for line in (data / "jsquad-valid-queries.jsonl").open(encoding="utf-8")]
-    by_id = {para["doc_id"]: para for para in corpus}
-    by_title: dict[str, list[dict]] = {}
-    for para in corpus:
-        by_title.setdefault(para["title"], []).append(para)
-    corpus_df: Counter = Counter()
-    for para in corpus:
-        corpus_df.update(set(_bigrams(para["text"])))
-    avg_len = sum(len(p["text"]) for p in corpus) / len(corpus)
-
+    data = _Data.load(Path(args.data))
     rng = random.Random(args.seed)
-    sample = rng.sample(queries, min(args.n, len(queries)))
+    sample = rng.sample(data.queries, min(args.n, len(data.queries)))
     provider = ExtractiveProvider() if args.threshold is None else ExtractiveProvider(threshold=args.threshold)
-
-    def as_chunks(paragraphs: list[dict]) -> list[RetrievedChunk]:
-        return [
-            RetrievedChunk(
-                chunk_id=i, document_id=i, version_id=i, filename=p["doc_id"], section=p["title"], text=p["text"]
-            )
-            for i, p in enumerate(paragraphs)
-        ]
-
     for setting in ("random", "same-article"):
-        contains = hits = abstained = 0
-        latencies: list[float] = []
-        misses_shown = 0
-        for query in sample:
-            gold = by_id[query["gold_doc_id"]]
-            others = [p for p in corpus if p["title"] != gold["title"]]
-            if setting == "random":
-                distractors = rng.sample(others, 4)
-            else:
-                siblings = [p for p in by_title[gold["title"]] if p["doc_id"] != gold["doc_id"]]
-                distractors = rng.sample(siblings, min(4, len(siblings)))
-                distractors += rng.sample(others, 4 - len(distractors))
-            ordered = _bm25_order(query["question"], [gold, *distractors], corpus_df, len(corpus), avg_len)
-            chunks = as_chunks(ordered)
-            answer = provider.generate(query["question"], chunks)
-            latencies.append(answer.latency_ms)
-            gold_index = ordered.index(gold)
-            abstained += answer.abstained
-            got = any(a in answer.text for a in query["answers"])
-            contains += got
-            first = next((c for b in answer.blocks for c in b.citations), None)
-            hit = first is not None and first.chunk_index == gold_index
-            hits += hit
-            if (not got or not hit) and misses_shown < args.show_misses:
-                misses_shown += 1
-                print(f"  MISS q={query['question']!r} gold={query['answers'][0]!r} rank={gold_index} ans={answer.text[:120]!r}")
-        total = len(sample)
-        print(
-            f"[{setting}] n={total} answer_contains_gold={contains / total:.3f} "
-            f"citation_hits_gold={hits / total:.3f} abstained={abstained / total:.3f} "
-            f"latency_ms p50={_percentile(latencies, 0.5):.2f} p95={_percentile(latencies, 0.95):.2f} "
-            f"mean={statistics.fmean(latencies):.2f}"
-        )
-
+        print(_measure(data, sample, setting, provider=provider, rng=rng, show_misses=args.show_misses))
     false_answers = 0
     for query in sample:
-        gold = by_id[query["gold_doc_id"]]
-        others = [p for p in corpus if p["title"] != gold["title"]]
-        answer = provider.generate(query["question"], as_chunks(rng.sample(others, 5)))
+        gold = data.by_id[query["gold_doc_id"]]
+        answer = provider.generate(query["question"], _as_chunks(rng.sample(data.others(gold), 5)))
         false_answers += not answer.abstained
     print(f"[unanswerable] n={len(sample)} answered_anyway={false_answers / len(sample):.3f} (lower is better)")
     return 0
