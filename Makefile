@@ -107,8 +107,12 @@ eval: venv
 eval-portal: venv
 	DEBUG=1 $(PY) manage.py evaluate_portal --json var/eval-portal.json
 
+# The style the project states (STYLE.md), as CI checks it: ruff's rules and formatting, and mypy
+# on the app code (settings in pyproject.toml).
 lint: dev-deps
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) var

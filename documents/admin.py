@@ -73,7 +73,7 @@ class DocumentAdmin(OfferedFiltersOnly, admin.ModelAdmin):
 
     @admin.display(description=_("チャンク数"), ordering="n_chunks")
     def chunk_count(self, document: Document) -> int:
-        return document.n_chunks
+        return document.n_chunks  # type: ignore[attr-defined]  # annotated by get_queryset
 
 
 @admin.register(DocumentVersion)
@@ -170,7 +170,7 @@ class IndexingQueueAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     @admin.display(description=_("順番"))
     def place(self, task: IndexingTask) -> str:
         if task.status != "READY":
-            return _("実行中")
+            return str(_("実行中"))
         ahead = IndexingTask.objects.filter(status="READY").filter(
             Q(priority__gt=task.priority)
             | Q(priority=task.priority, run_after__lt=task.run_after)
@@ -182,7 +182,7 @@ class IndexingQueueAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     def document_link(self, task: IndexingTask) -> str:
         version = self._version(task)
         if version is None:
-            return _("（削除された版）")
+            return str(_("（削除された版）"))
         url = reverse("admin:documents_document_change", args=[version.document_id])
         return format_html('<a href="{}">{}</a> <small>{}</small>', url, version.document.title, version.document.filename)
 
@@ -196,7 +196,8 @@ class IndexingQueueAdmin(OfferedFiltersOnly, admin.ModelAdmin):
         version = self._version(task)
         if version is None:
             return "—"
-        return f"{min(version.chunks_embedded, version.chunk_count)} / {version.chunk_count}"
+        total = version.chunk_count  # type: ignore[attr-defined]  # annotated by _version's queryset
+        return f"{min(version.chunks_embedded, total)} / {total}"
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -33,6 +33,7 @@ from documents.serializers import (
 )
 from documents.services import document_delete, document_ingest, document_reindex, version_ingest
 from ragportal.api import Pagination
+from ragportal.http import signed_in
 from ragportal.parsers import JSONParser
 
 BAD_REQUEST = OpenApiResponse(
@@ -117,7 +118,7 @@ class DocumentCollectionAPI(DocumentsAPIView):
         uploaded = data.validated_data["file"]
         try:
             document = document_ingest(
-                owner=request.user,
+                owner=signed_in(request.user),
                 filename=uploaded.name,
                 data=read_upload(uploaded),
                 title=data.validated_data["title"],
@@ -179,7 +180,9 @@ class DocumentVersionsAPI(DocumentsAPIView):
         data.is_valid(raise_exception=True)
         uploaded = data.validated_data["file"]
         try:
-            result = version_ingest(owner=request.user, filename=uploaded.name, data=read_upload(uploaded), document=document)
+            result = version_ingest(
+                owner=signed_in(request.user), filename=uploaded.name, data=read_upload(uploaded), document=document
+            )
         except DjangoValidationError as exc:
             raise _file_errors(exc) from None
         code = status.HTTP_201_CREATED if result.changed else status.HTTP_200_OK

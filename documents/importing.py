@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, User
 from django.core.exceptions import ValidationError
 from django.db.models import Count
 
@@ -58,7 +58,7 @@ def name_in_import(path: Path, root: Path) -> str:
 def import_file(
     path: Path,
     *,
-    owner,  # noqa: ANN001
+    owner: User,
     groups: Iterable[Group] | None,
     report: ImportReport,
     name: str | None = None,
@@ -98,7 +98,7 @@ def import_file(
 def import_paths(
     paths: Iterable[Path],
     *,
-    owner,  # noqa: ANN001
+    owner: User,
     groups: Iterable[Group] | None = None,
     root: Path | None = None,
     progress: ImportProgress | None = None,
@@ -144,7 +144,7 @@ def index_new_versions(
 def import_directory(
     directory: Path,
     *,
-    owner,  # noqa: ANN001
+    owner: User,
     groups: Iterable[Group] | None = None,
     progress: ImportProgress | None = None,
 ) -> ImportReport:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.db import models
@@ -46,13 +48,13 @@ class Document(models.Model):
     def __str__(self) -> str:
         return self.filename
 
-    def save(self, *args: object, **kwargs: object) -> None:
+    def save(self, *args: Any, **kwargs: Any) -> None:
         # A derived column, not a workflow: whoever names a document, its key follows the name.
         self.name_key = name_key(self.filename)
         update_fields = kwargs.get("update_fields")
         if update_fields is not None and "filename" in update_fields:
-            kwargs["update_fields"] = {*update_fields, "name_key"}  # type: ignore[misc]
-        super().save(*args, **kwargs)  # type: ignore[arg-type]
+            kwargs["update_fields"] = {*update_fields, "name_key"}
+        super().save(*args, **kwargs)
 
     @property
     def folder(self) -> str:

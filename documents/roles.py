@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.models import AnonymousUser, User
+
 OWNERS_GROUP = "owners"
 REVIEWERS_GROUP = "reviewers"
 
 
-def is_owner(user) -> bool:  # noqa: ANN001 - any user object, including AnonymousUser
+def is_owner(user: User | AnonymousUser) -> bool:
     return bool(user.is_authenticated and (user.is_superuser or user.groups.filter(name=OWNERS_GROUP).exists()))
 
 
-def is_reviewer(user) -> bool:  # noqa: ANN001
+def is_reviewer(user: User | AnonymousUser) -> bool:
     return bool(user.is_authenticated and (user.is_superuser or user.groups.filter(name=REVIEWERS_GROUP).exists()))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import Http404
@@ -20,7 +21,7 @@ class IndexingProgress:
     total: int
 
 
-def visible_documents(user) -> QuerySet[Document]:  # noqa: ANN001
+def visible_documents(user: User | AnonymousUser) -> QuerySet[Document]:
     """Documents ``user`` may read: no groups (everyone signed in), one of their groups, or their own.
 
     Superusers see everything. Anonymous users see nothing.
@@ -33,7 +34,7 @@ def visible_documents(user) -> QuerySet[Document]:  # noqa: ANN001
     return Document.objects.filter(pk__in=Document.objects.filter(visible).values("pk"))
 
 
-def searchable_version_ids(user, *, document_id: int | None = None) -> list[int]:  # noqa: ANN001
+def searchable_version_ids(user: User | AnonymousUser, *, document_id: int | None = None) -> list[int]:
     """Live version ids of the documents ``user`` may read (optionally one document)."""
     qs = visible_documents(user).filter(live_version__isnull=False)
     if document_id is not None:
@@ -41,16 +42,16 @@ def searchable_version_ids(user, *, document_id: int | None = None) -> list[int]
     return list(qs.values_list("live_version_id", flat=True))
 
 
-def manageable_documents(user) -> QuerySet[Document]:  # noqa: ANN001
+def manageable_documents(user: User | AnonymousUser) -> QuerySet[Document]:
     """Documents ``user`` may change: their own, or all for superusers (staff alone is not enough)."""
     if not is_owner(user):
         return Document.objects.none()
     if user.is_superuser:
         return Document.objects.all()
-    return Document.objects.filter(owner=user)
+    return Document.objects.filter(owner_id=user.pk)
 
 
-def get_document_for_manager(user, pk: int) -> Document:  # noqa: ANN001
+def get_document_for_manager(user: User | AnonymousUser, pk: int) -> Document:
     """The document ``pk`` if ``user`` may change it, else 404 (no hint that it exists)."""
     try:
         return manageable_documents(user).get(pk=pk)

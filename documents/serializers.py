@@ -55,7 +55,7 @@ class _UploadFileField(serializers.FileField):
 
     def to_internal_value(self, data: Any) -> Any:
         uploaded = super().to_internal_value(data)
-        uploaded.name = clean_filename(uploaded.name)  # a Django ValidationError: DRF reports it under "file"
+        uploaded.name = clean_filename(uploaded.name or "")  # a Django ValidationError: DRF reports it under "file"
         return uploaded
 
 
@@ -113,7 +113,7 @@ class VersionSerializer(serializers.ModelSerializer):
 
 class DocumentSerializer(serializers.ModelSerializer):
     owner = serializers.SerializerMethodField()
-    groups = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
+    groups: serializers.SlugRelatedField = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
     live_version = serializers.SerializerMethodField()
 
     class Meta:
@@ -130,7 +130,7 @@ class DocumentSerializer(serializers.ModelSerializer):
     @extend_schema_field(OpenApiTypes.INT)
     def get_live_version(self, document: Document) -> int | None:
         """The live version's number (null until a version has been indexed)."""
-        return document.live_version.number if document.live_version_id else None
+        return document.live_version.number if document.live_version is not None else None
 
 
 class DocumentDetailSerializer(DocumentSerializer):

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, User
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, close_old_connections, transaction
@@ -28,7 +28,7 @@ from documents.embeddings import EMBEDDING_MODEL_NAME
 from documents.failures import DenseIndexUnavailableError, failure_reason
 from documents.filenames import clean_filename, document_name, split_document_name
 from documents.indexing import IndexingCancelledError, IndexItem, index_items, remove_versions
-from documents.keyword_index import live_keyword_index
+from documents.keyword_index import KeywordIndex, live_keyword_index
 from documents.models import Chunk, Document, DocumentVersion
 from documents.parsing import ParsedDocument, ParseError, check_upload
 from documents.selectors import document_named, visible_documents
@@ -107,7 +107,7 @@ class IngestResult:
 
 def document_ingest(
     *,
-    owner,  # noqa: ANN001
+    owner: User,
     filename: str,
     data: bytes,
     title: str = "",
@@ -124,7 +124,7 @@ def document_ingest(
 
 def version_ingest(
     *,
-    owner,  # noqa: ANN001
+    owner: User,
     filename: str,
     data: bytes,
     title: str = "",
@@ -226,7 +226,7 @@ def _chunk(parsed: ParsedDocument) -> list[ChunkSpan]:
     return spans
 
 
-def _document_create(*, owner, filename: str, title: str, groups: Iterable[Group] | None) -> Document:  # noqa: ANN001
+def _document_create(*, owner: User, filename: str, title: str, groups: Iterable[Group] | None) -> Document:
     """A new document named ``filename``, readable by ``groups``; a ``ValidationError`` when the name is taken.
 
     The name is checked first, and again by the unique constraint: of two
@@ -280,7 +280,7 @@ def _latest_sha256(document: Document) -> str | None:
 def _version_add(
     document: Document,
     *,
-    owner,  # noqa: ANN001
+    owner: User,
     filename: str,
     data: bytes,
     parsed: ParsedDocument | None,
@@ -514,7 +514,7 @@ def _wanted(version_ids: set[int]) -> set[int]:
     return {pk for pk, document_id, number, live_id in rows if pk == live_id or number == latest[document_id]}
 
 
-def _drop_unwanted(versions: list[DocumentVersion], *, dense: DenseIndex, keyword) -> list[DocumentVersion]:  # noqa: ANN001
+def _drop_unwanted(versions: list[DocumentVersion], *, dense: DenseIndex, keyword: KeywordIndex) -> list[DocumentVersion]:
     """``versions`` without those no longer wanted (:func:`_wanted`), which are cancelled."""
     wanted = _wanted({v.pk for v in versions})
     for version in versions:
@@ -523,7 +523,7 @@ def _drop_unwanted(versions: list[DocumentVersion], *, dense: DenseIndex, keywor
     return [v for v in versions if v.pk in wanted]
 
 
-def _index_cancelled(version: DocumentVersion, *, dense: DenseIndex, keyword) -> None:  # noqa: ANN001
+def _index_cancelled(version: DocumentVersion, *, dense: DenseIndex, keyword: KeywordIndex) -> None:
     """Leave nothing of ``version``, deleted or replaced while it was queued or being indexed.
 
     Its entries in both indexes go (this runs after the indexing's last write,
@@ -585,7 +585,7 @@ def _live_version_id(document_id: int) -> int | None:
     return Document.objects.filter(pk=document_id).values_list("live_version_id", flat=True).first()
 
 
-def _index_failed(version: DocumentVersion, exc: Exception, *, dense: DenseIndex | None, keyword) -> None:  # noqa: ANN001
+def _index_failed(version: DocumentVersion, exc: Exception, *, dense: DenseIndex | None, keyword: KeywordIndex) -> None:
     """Record why ``version`` failed and drop its entries, unless it is the live one (or the dense index is unreachable)."""
     log.error("indexing %s failed: %s", version, exc, exc_info=exc)
     if dense is not None and _live_version_id(version.document_id) != version.pk:
@@ -599,7 +599,7 @@ def _index_failed(version: DocumentVersion, exc: Exception, *, dense: DenseIndex
     Document.objects.filter(pk=version.document_id).update(status=Document.Status.FAILED, status_message=message)
 
 
-def _go_live(version: DocumentVersion, *, dense: DenseIndex, keyword) -> None:  # noqa: ANN001
+def _go_live(version: DocumentVersion, *, dense: DenseIndex, keyword: KeywordIndex) -> None:
     """Make an indexed ``version`` live and drop the version it replaces from both indexes."""
     try:
         with transaction.atomic():
@@ -610,6 +610,7 @@ def _go_live(version: DocumentVersion, *, dense: DenseIndex, keyword) -> None:  
                 .filter(pk=version.document_id)
                 .first()
             )
+            stale: int | None
             if document is None:  # deleted while we were indexing
                 stale = version.pk
             elif document.live_version is not None and document.live_version.number > version.number:

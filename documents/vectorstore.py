@@ -48,7 +48,8 @@ def _client(path: str | None, host: str | None, port: int) -> Any:
     chroma_settings = ChromaSettings(anonymized_telemetry=False)
     if host:
         return chromadb.HttpClient(host=host, port=port, settings=chroma_settings)
-    Path(path or ".").mkdir(parents=True, exist_ok=True)
+    path = path or "."
+    Path(path).mkdir(parents=True, exist_ok=True)
     return chromadb.PersistentClient(path=path, settings=chroma_settings)
 
 

@@ -24,7 +24,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -38,6 +38,7 @@ from documents.notices import notices_for
 from documents.roles import is_owner
 from documents.selectors import get_document_for_manager, indexing_progress, manageable_documents, queue_positions
 from documents.services import document_delete, document_ingest, document_reindex, version_ingest
+from ragportal.http import AuthenticatedHttpRequest
 
 # How many "needs a document fix" answers a page lists at most.
 
@@ -46,7 +47,7 @@ def owner_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
     """403 for a signed-in user without the owner role; put it under ``@login_required``."""
 
     @wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapper(request: AuthenticatedHttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if not is_owner(request.user):
             raise PermissionDenied
         return view(request, *args, **kwargs)
@@ -54,17 +55,17 @@ def owner_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
     return wrapper
 
 
-def _get_document_for_owner(request: HttpRequest, pk: int) -> Document:
+def _get_document_for_owner(request: AuthenticatedHttpRequest, pk: int) -> Document:
     """The document if the user may change it (owner or staff), else 404."""
     return get_document_for_manager(request.user, pk)
 
 
-def _redirect(request: HttpRequest, url: str) -> HttpResponse:
+def _redirect(request: AuthenticatedHttpRequest, url: str) -> HttpResponse:
     # An HTMX request that succeeded leaves the page: the browser navigates, not swaps.
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
 
 
-def _announce(request: HttpRequest, document: Document, *, new_version: bool) -> None:
+def _announce(request: AuthenticatedHttpRequest, document: Document, *, new_version: bool) -> None:
     """Tell the uploader what became of their file (indexed, still indexing, failed, or nothing new)."""
     if not new_version:
         messages.info(request, _("内容が最新の版と同じため、新しい版は作成しませんでした。"))
@@ -82,7 +83,7 @@ def _announce(request: HttpRequest, document: Document, *, new_version: bool) ->
 @login_required
 @owner_required
 @require_GET
-def document_list(request: HttpRequest) -> HttpResponse:
+def document_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The user's documents (staff: all) with their status and any "needs a fix" answers."""
     documents = list(
         manageable_documents(request.user)
@@ -97,14 +98,14 @@ def document_list(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "documents/list.html",
-        {"rows": rows, "fix_count": sum(len(r["fixes"]) for r in rows)},
+        {"rows": rows, "fix_count": sum(len(notices.get(d.pk, [])) for d in documents)},
     )
 
 
 @login_required
 @owner_required
 @require_http_methods(["GET", "POST"])
-def document_upload(request: HttpRequest) -> HttpResponse:
+def document_upload(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Upload a new document; bad input comes back in the form (HTTP 400) and nothing is stored."""
     if request.method == "POST":
         form = DocumentUploadForm(request.POST, request.FILES)
@@ -135,7 +136,7 @@ def document_upload(request: HttpRequest) -> HttpResponse:
 # --- one document ---------------------------------------------------------------
 
 
-def _detail_context(request: HttpRequest, document: Document, replace_form: VersionUploadForm) -> dict[str, Any]:
+def _detail_context(request: AuthenticatedHttpRequest, document: Document, replace_form: VersionUploadForm) -> dict[str, Any]:
     versions = list(document.versions.select_related("uploaded_by").defer("text").order_by("-number"))
     # The chunks readers get: the live version's, or (before anything went live) the latest attempt's.
     shown: DocumentVersion | None = next((v for v in versions if v.pk == document.live_version_id), None)
@@ -161,7 +162,7 @@ def _detail_context(request: HttpRequest, document: Document, replace_form: Vers
 
 @login_required
 @require_GET
-def document_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def document_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """A document with its versions and the chunks of its live version."""
     document = _get_document_for_owner(request, pk)
     return render(request, "documents/detail.html", _detail_context(request, document, VersionUploadForm()))
@@ -169,7 +170,7 @@ def document_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def document_status(request: HttpRequest, pk: int) -> HttpResponse:
+def document_status(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The status badge alone (with chunks embedded / total while indexing), polled every 2 s until indexing ends.
 
     With ``?refresh=1`` (the detail page) a finished status reloads the page, so
@@ -190,7 +191,7 @@ def document_status(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def document_replace(request: HttpRequest, pk: int) -> HttpResponse:
+def document_replace(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Upload a new version; until it is indexed (or if that fails) the previous version stays live."""
     document = _get_document_for_owner(request, pk)
     form = VersionUploadForm(request.POST, request.FILES)
@@ -212,7 +213,7 @@ def document_replace(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def document_reindex_view(request: HttpRequest, pk: int) -> HttpResponse:
+def document_reindex_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Index the latest version again (the live one keeps answering meanwhile)."""
     document = _get_document_for_owner(request, pk)
     try:
@@ -232,7 +233,7 @@ def document_reindex_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def document_delete_view(request: HttpRequest, pk: int) -> HttpResponse:
+def document_delete_view(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """GET asks for confirmation; POST removes the document from both indexes and the database.
 
     With the Chroma server down nothing is removed: the confirmation page again, with HTTP 503 and the reason.

@@ -38,7 +38,7 @@ class ConversationAdmin(OfferedFiltersOnly, admin.ModelAdmin):
 
     @admin.display(description=_("回答数"), ordering="n_answers")
     def answer_count(self, conversation: Conversation) -> int:
-        return conversation.n_answers
+        return conversation.n_answers  # type: ignore[attr-defined]  # annotated by get_queryset
 
     def has_module_permission(self, request: HttpRequest) -> bool:
         return request.user.is_active and request.user.is_superuser

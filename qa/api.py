@@ -47,6 +47,7 @@ from qa.serializers import (
 )
 from qa.throttles import AskRateThrottle
 from ragportal.api import query_int
+from ragportal.http import signed_in
 from ragportal.parsers import JSONParser
 
 
@@ -106,7 +107,10 @@ class AskAPI(QaAPIView):
                 raise ValidationError({"document": [_("この文書は見つかりません。")]})
         try:
             answer = services.answer_question(
-                user=request.user, text=data.validated_data["text"], conversation=conversation, document=document
+                user=signed_in(request.user),
+                text=data.validated_data["text"],
+                conversation=conversation,
+                document=document,
             )
         except DjangoValidationError as exc:
             raise _field_errors(exc) from None
@@ -329,7 +333,7 @@ class FeedbackAPI(QaAPIView):
         data = FeedbackInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            feedback = services.feedback_record(answer=answer, user=request.user, **data.validated_data)
+            feedback = services.feedback_record(answer=answer, user=signed_in(request.user), **data.validated_data)
         except DjangoValidationError as exc:
             raise _field_errors(exc) from None
         return Response(FeedbackOutputSerializer(feedback).data)

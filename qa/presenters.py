@@ -187,7 +187,8 @@ def _wrap_lines(piece: str) -> str:
         if _is_table_line(body):
             out.append(f"{_wrap_cells(body)}{line[len(body) :]}")
             continue
-        prefix = _BLOCK_PREFIX.match(body).group(0)
+        block = _BLOCK_PREFIX.match(body)
+        prefix = block.group(0) if block else ""
         out.append(f"{prefix}{_MARK_OPEN}{body[len(prefix) :]}{_MARK_CLOSE}{line[len(body) :]}")
     return "".join(out)
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser, User
 
 from documents.embeddings import embed_query
 from documents.keyword_index import live_keyword_index
@@ -90,7 +91,7 @@ def apply_floor_and_diversity(
 
 def search(
     *,
-    user,  # noqa: ANN001
+    user: User | AnonymousUser,
     query: str,
     document_id: int | None = None,
     k: int | None = None,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import BooleanField, Case, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery, Value, When
 from django.http import Http404
 from django.utils.translation import gettext_lazy as _
@@ -30,7 +30,7 @@ WITHHELD_MESSAGE = _("閲覧権限が変更された文書を含むため表示�
 WITHHELD = "withheld"
 
 
-def answer_readable_condition(user: AbstractBaseUser | AnonymousUser) -> Q:
+def answer_readable_condition(user: User | AnonymousUser) -> Q:
     """A filter on ``Answer``: the answers whose content ``user`` may read.
 
     Each source document (every document retrieved for the answer), each cited
@@ -60,14 +60,14 @@ def answer_readable_condition(user: AbstractBaseUser | AnonymousUser) -> Q:
     )
 
 
-def conversations_for_user(user) -> QuerySet[Conversation]:  # noqa: ANN001 - any user, including AnonymousUser
+def conversations_for_user(user: User | AnonymousUser) -> QuerySet[Conversation]:
     """The user's conversations, most recently active first; none for an anonymous user."""
     if not user.is_authenticated:
         return Conversation.objects.none()
     return Conversation.objects.filter(user=user).order_by("-updated_at", "-pk")
 
 
-def conversation_list_for_user(user) -> QuerySet[Conversation]:  # noqa: ANN001
+def conversation_list_for_user(user: User | AnonymousUser) -> QuerySet[Conversation]:
     """:func:`conversations_for_user`, each annotated with ``answer_preview``.
 
     ``answer_preview`` is the text of the conversation's latest answer that the
@@ -84,7 +84,7 @@ def conversation_list_for_user(user) -> QuerySet[Conversation]:  # noqa: ANN001
     return conversations_for_user(user).annotate(answer_preview=Subquery(latest))
 
 
-def answers_for_user(user) -> QuerySet[Answer]:  # noqa: ANN001
+def answers_for_user(user: User | AnonymousUser) -> QuerySet[Answer]:
     """The user's answers, each annotated with ``withheld`` (see :func:`is_withheld`); none for an anonymous user."""
     if not user.is_authenticated:
         return Answer.objects.none()
@@ -116,7 +116,7 @@ def with_citations(answers: QuerySet[Answer]) -> QuerySet[Answer]:
     )
 
 
-def get_answer_for_user(user, pk: int) -> Answer:  # noqa: ANN001
+def get_answer_for_user(user: User | AnonymousUser, pk: int) -> Answer:
     """The user's answer ``pk`` with its citations, else 404."""
     try:
         return with_citations(answers_for_user(user)).get(pk=pk)
@@ -132,7 +132,7 @@ class Turn(NamedTuple):
     search_query: str
 
 
-def conversation_turns(conversation: Conversation, user) -> list[Turn]:  # noqa: ANN001
+def conversation_turns(conversation: Conversation, user: User | AnonymousUser) -> list[Turn]:
     """The conversation's earlier turns, oldest first, as ``user`` may see them now.
 
     A withheld answer's text is replaced by :data:`WITHHELD_MESSAGE`, so a

@@ -207,4 +207,4 @@ class ConversationDetailSerializer(ConversationSerializer):
 
     @extend_schema_field(AnswerPayloadSerializer(many=True))
     def get_answers(self, conversation: Conversation) -> list[dict[str, Any]]:
-        return AnswerPayloadSerializer(self.context["answers"], many=True).data
+        return list(AnswerPayloadSerializer(self.context["answers"], many=True).data)

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -103,7 +104,7 @@ SEARCH_UNAVAILABLE = gettext_lazy(
 
 def answer_question(
     *,
-    user,  # noqa: ANN001
+    user: User,
     text: str,
     conversation: Conversation | None = None,
     document: Document | None = None,
@@ -328,7 +329,11 @@ def _numbered_citations(pending: _Generated) -> tuple[list[dict], list[Citation]
             hit = hits[index] if index is not None and 0 <= index < len(hits) else None
             verified = check.verified and hit is not None and check.start is not None and check.end is not None
             start, end = (check.start, check.end) if verified else (None, None)
-            context = stored_context(hit.text, start, end) if verified else ("", "")
+            context = (
+                stored_context(hit.text, start, end)
+                if hit is not None and start is not None and end is not None
+                else ("", "")
+            )
             rows.append(
                 Citation(
                     n=numbers[key],
@@ -368,7 +373,7 @@ def _save(answer: Answer, pending: _Generated | None) -> None:
     Citation.objects.bulk_create(rows)
 
 
-def feedback_record(*, answer: Answer, user, rating: int, reason: str = "", comment: str = "") -> Feedback:  # noqa: ANN001
+def feedback_record(*, answer: Answer, user: User, rating: int, reason: str = "", comment: str = "") -> Feedback:
     """Record ``user``'s current rating of ``answer`` (replacing an earlier one).
 
     A 👎 needs a reason; the caller must already have checked that ``answer`` is the user's.

@@ -14,7 +14,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Page, Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -27,6 +27,7 @@ from documents.selectors import visible_documents
 from qa import api_tokens, selectors, services
 from qa.models import Answer, Conversation, Feedback
 from qa.presenters import answer_view
+from ragportal.http import AuthenticatedHttpRequest
 
 CONVERSATION_LIST_SIZE = 30
 # The query parameter of the sidebar's page of past conversations.
@@ -35,7 +36,7 @@ CONVERSATION_PAGE_PARAM = "conversations"
 NEW_API_KEY_SESSION_KEY = "qa.new_api_key"
 
 
-def _get_conversation_for_user(request: HttpRequest, pk: int) -> Conversation:
+def _get_conversation_for_user(request: AuthenticatedHttpRequest, pk: int) -> Conversation:
     """The user's own conversation, or 404 (another user's conversation is indistinguishable from none)."""
     conversation = selectors.conversations_for_user(request.user).filter(pk=pk).first()
     if conversation is None:
@@ -47,12 +48,12 @@ def _exchange(answer: Answer, feedback: Feedback | None) -> dict[str, Any]:
     return {"view": answer_view(answer), "answer": answer, "feedback": feedback}
 
 
-def _exchanges(request: HttpRequest, answers: list[Answer]) -> list[dict[str, Any]]:
+def _exchanges(request: AuthenticatedHttpRequest, answers: list[Answer]) -> list[dict[str, Any]]:
     ratings = {f.answer_id: f for f in Feedback.objects.filter(user=request.user, answer__in=answers)}
     return [_exchange(a, ratings.get(a.pk)) for a in answers]
 
 
-def _conversation_list(request: HttpRequest, *, first: bool = False) -> dict[str, Any]:
+def _conversation_list(request: AuthenticatedHttpRequest, *, first: bool = False) -> dict[str, Any]:
     """The sidebar's page of past conversations (the requested one, or the first), newest first.
 
     An out-of-range or malformed page number shows the nearest valid page.
@@ -62,7 +63,7 @@ def _conversation_list(request: HttpRequest, *, first: bool = False) -> dict[str
     return {"conversations": page.object_list, "conversation_page": page, "page_param": CONVERSATION_PAGE_PARAM}
 
 
-def _page_context(request: HttpRequest, conversation: Conversation | None) -> dict[str, Any]:
+def _page_context(request: AuthenticatedHttpRequest, conversation: Conversation | None) -> dict[str, Any]:
     answers: list[Answer] = []
     if conversation is not None:
         answers = list(
@@ -85,14 +86,14 @@ def _conversation_url(conversation: Conversation, answer: Answer | None = None) 
 
 @login_required
 @require_GET
-def chat(request: HttpRequest) -> HttpResponse:
+def chat(request: AuthenticatedHttpRequest) -> HttpResponse:
     """A new, empty conversation: question box and the list of past conversations."""
     return render(request, "qa/chat.html", _page_context(request, None))
 
 
 @login_required
 @require_GET
-def conversation_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def conversation_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """One of the user's conversations so far, with the question box to continue it."""
     return render(request, "qa/chat.html", _page_context(request, _get_conversation_for_user(request, pk)))
 
@@ -106,7 +107,7 @@ def _int_or_none(value: str | None) -> int | None:
 
 @login_required
 @require_POST
-def ask(request: HttpRequest) -> HttpResponse:
+def ask(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Ask a question (optionally in a conversation, optionally restricted to one document).
 
     HTMX: returns the question + answer fragment to append to the conversation,
@@ -165,7 +166,7 @@ def ask(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def feedback(request: HttpRequest, pk: int) -> HttpResponse:
+def feedback(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Record (or change) the user's 👍/👎 on one of their answers; 👎 needs a reason."""
     answer = selectors.get_answer_for_user(request.user, pk)
     error = ""
@@ -200,7 +201,7 @@ def feedback(request: HttpRequest, pk: int) -> HttpResponse:
 @never_cache
 @login_required
 @require_http_methods(["GET", "POST"])
-def api_token(request: HttpRequest) -> HttpResponse:
+def api_token(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The signed-in user's personal API token: create (or replace) it, see its key once, revoke it.
 
     POST-redirect-GET: creating stores the new key in the session and redirects,
@@ -211,8 +212,8 @@ def api_token(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         action = request.POST.get("action")
         if action == "create":
-            token = api_tokens.api_token_create(user=request.user)
-            request.session[NEW_API_KEY_SESSION_KEY] = token.key
+            created = api_tokens.api_token_create(user=request.user)
+            request.session[NEW_API_KEY_SESSION_KEY] = created.key
         elif action == "revoke" and api_tokens.api_token_revoke(user=request.user):
             messages.success(request, _("APIトークンを無効にしました。"))
         return redirect("qa:api_token")

@@ -14,7 +14,7 @@ is replaced by :data:`REDACTED`. Superusers read everything.
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import BooleanField, Case, QuerySet, Value, When
 from django.utils.translation import gettext_lazy as _
 
@@ -29,7 +29,7 @@ REDACTED = _("閲覧権限のない文書を含むため表示できません")
 READABLE = "viewer_may_read"
 
 
-def with_readability(answers: QuerySet[Answer], user: AbstractBaseUser | AnonymousUser) -> QuerySet[Answer]:
+def with_readability(answers: QuerySet[Answer], user: User | AnonymousUser) -> QuerySet[Answer]:
     """``answers``, each annotated with ``viewer_may_read`` for ``user`` (idempotent)."""
     if READABLE in answers.query.annotations:
         return answers
@@ -38,7 +38,7 @@ def with_readability(answers: QuerySet[Answer], user: AbstractBaseUser | Anonymo
     )
 
 
-def may_read(answer: Answer, user: AbstractBaseUser | AnonymousUser) -> bool:
+def may_read(answer: Answer, user: User | AnonymousUser) -> bool:
     """Whether ``user`` may read ``answer``; uses the annotation when present, else one query."""
     annotated = getattr(answer, READABLE, None)
     if annotated is not None:

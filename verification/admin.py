@@ -17,7 +17,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db.models import Case, F, ForeignKey, Q, QuerySet, TextField, Value, When
 from django.forms import ModelChoiceField
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
@@ -29,6 +29,7 @@ from django.utils.translation import gettext, gettext_lazy as _
 from documents.roles import REVIEWERS_GROUP
 from qa.models import Answer, Citation, Feedback
 from ragportal.admin_lookups import OfferedFiltersOnly
+from ragportal.http import signed_in
 from verification.admin_filters import (
     FLAG_LABELS,
     AskedAtFilter,
@@ -207,24 +208,24 @@ class ReviewQueueAdmin(OfferedFiltersOnly, admin.ModelAdmin):
             return []
         return super().get_inline_instances(request, obj)
 
-    def get_fields(self, request: HttpRequest, obj: Answer | None = None) -> tuple[str, ...]:
+    def get_fields(self, request: HttpRequest, obj: Answer | None = None) -> Any:
         if obj is not None and not may_read(obj, request.user):
             return ("review_status", "redacted_notes", "assigned_to")
         return super().get_fields(request, obj)
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Answer | None = None) -> tuple[str, ...]:
+    def get_readonly_fields(self, request: HttpRequest, obj: Answer | None = None) -> list[str] | tuple[str, ...]:
         if obj is not None and not may_read(obj, request.user):
             return (*super().get_readonly_fields(request, obj), "redacted_notes")
         return super().get_readonly_fields(request, obj)
 
     @admin.display(description=_("レビューメモ"))
     def redacted_notes(self, answer: Answer) -> str:
-        return gettext(REDACTED) if answer.review_notes else "-"
+        return str(REDACTED) if answer.review_notes else "-"
 
     def get_form(self, request: HttpRequest, obj: Answer | None = None, change: bool = False, **kwargs: Any) -> Any:
         form = super().get_form(request, obj, change=change, **kwargs)
         field = form.base_fields.get("assigned_to")
-        if obj is not None and field is not None:
+        if obj is not None and isinstance(field, ModelChoiceField) and field.queryset is not None:
             # Only someone who may read the answer can review it (the current assignee stays valid).
             readers = readers_of(obj, field.queryset)
             field.queryset = field.queryset.filter(Q(pk__in=readers) | Q(pk=obj.assigned_to_id))
@@ -234,7 +235,9 @@ class ReviewQueueAdmin(OfferedFiltersOnly, admin.ModelAdmin):
         # Answers are records of what the portal said; they are never written by hand.
         return False
 
-    def formfield_for_foreignkey(self, db_field: ForeignKey, request: HttpRequest, **kwargs: Any) -> ModelChoiceField:
+    def formfield_for_foreignkey(
+        self, db_field: ForeignKey, request: HttpRequest, **kwargs: Any
+    ) -> ModelChoiceField | None:
         if db_field.name == "assigned_to":
             kwargs["queryset"] = (
                 get_user_model()
@@ -254,7 +257,7 @@ class ReviewQueueAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     )
     def question_short(self, answer: Answer) -> str:
         if not getattr(answer, "viewer_may_read", False):
-            return format_html('<span class="rv-redacted">{}</span>', gettext(REDACTED))
+            return format_html('<span class="rv-redacted">{}</span>', REDACTED)
         return Truncator(answer.question).chars(60)
 
     @admin.display(description=_("信頼度"), ordering="confidence")
@@ -313,7 +316,7 @@ class ReviewQueueAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     ) -> HttpResponse:
         if obj is not None:
             context["redacted"] = not may_read(obj, request.user)
-            context["redacted_note"] = gettext(REDACTED)
+            context["redacted_note"] = str(REDACTED)
             context["evidence"] = (
                 {"flags": [(name, FLAG_LABELS[name]) for name in obj.flags]} if context["redacted"] else answer_evidence(obj)
             )
@@ -356,7 +359,7 @@ class ReviewQueueAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     def assign_to_me(self, request: HttpRequest, queryset: QuerySet[Answer]) -> None:
         selected = queryset.count()
         readable = queryset.filter(readable_condition(request.user))
-        changed = queue_assign(answers=readable, reviewer=request.user)
+        changed = queue_assign(answers=readable, reviewer=signed_in(request.user))
         self.message_user(
             request,
             gettext("%(count)d 件の回答を自分に割り当てました（選択 %(selected)d 件）。")
@@ -373,7 +376,7 @@ class ReviewQueueAdmin(OfferedFiltersOnly, admin.ModelAdmin):
             )
 
     @admin.action(description=_("選択した回答をCSVで出力"), permissions=["view"])
-    def export_selected_csv(self, request: HttpRequest, queryset: QuerySet[Answer]) -> HttpResponse:
+    def export_selected_csv(self, request: HttpRequest, queryset: QuerySet[Answer]) -> StreamingHttpResponse:
         return answers_csv_response(queryset, viewer=request.user)
 
     # --- extra pages: overview and export of the filtered list -----------------
@@ -401,7 +404,7 @@ class ReviewQueueAdmin(OfferedFiltersOnly, admin.ModelAdmin):
         }
         return TemplateResponse(request, "admin/qa/answer/overview.html", context)
 
-    def export_view(self, request: HttpRequest) -> HttpResponse:
+    def export_view(self, request: HttpRequest) -> HttpResponse | StreamingHttpResponse:
         """The changelist's rows for the same query string (filters, search, ordering), as CSV."""
         self._require_view(request)
         try:

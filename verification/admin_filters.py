@@ -6,6 +6,9 @@ ModelAdmin): one aggregate query per filter, whatever the number of rows.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -15,8 +18,11 @@ from qa.models import Answer
 from verification.flags import FLAG_NAMES, FLAGS
 from verification.queue import confidence_condition, feedback_condition, flag_condition
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
 # Labels of the flags as reviewers read them (from the registry).
-FLAG_LABELS: dict[str, str] = {flag.name: _(flag.reviewer_label) for flag in FLAGS}
+FLAG_LABELS: dict[str, StrOrPromise] = {flag.name: _(flag.reviewer_label) for flag in FLAGS}
 
 
 class FlagFilter(admin.SimpleListFilter):
@@ -31,16 +37,17 @@ class FlagFilter(admin.SimpleListFilter):
     parameter_name = "flag"
     template = "admin/qa/answer/flag_filter.html"
 
-    def provider_notes(self) -> list[tuple[str, str]]:
+    def provider_notes(self) -> Sequence[tuple[StrOrPromise, StrOrPromise]]:
         """(flag label, which providers can produce it) for the flags with a note."""
         return [(FLAG_LABELS[flag.name], _(flag.providers_note)) for flag in FLAGS if flag.providers_note]
 
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> Sequence[tuple[str, StrOrPromise]]:
         return [(name, FLAG_LABELS[name]) for name in FLAG_NAMES]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Answer]) -> QuerySet[Answer]:
-        if self.value() in FLAG_NAMES:
-            return queryset.filter(flag_condition(self.value()))
+        value = self.value() or ""
+        if value in FLAG_NAMES:
+            return queryset.filter(flag_condition(value))
         return queryset
 
 
@@ -48,12 +55,13 @@ class ConfidenceFilter(admin.SimpleListFilter):
     title = _("信頼度")
     parameter_name = "confidence"
 
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> Sequence[tuple[str, StrOrPromise]]:
         return list(Answer.Confidence.choices)
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Answer]) -> QuerySet[Answer]:
-        if self.value() in Answer.Confidence.values:
-            return queryset.filter(confidence_condition(self.value()))
+        value = self.value() or ""
+        if value in Answer.Confidence.values:
+            return queryset.filter(confidence_condition(value))
         return queryset
 
 
@@ -61,7 +69,7 @@ class ReviewStatusFilter(admin.SimpleListFilter):
     title = _("レビュー状態")
     parameter_name = "status"
 
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> Sequence[tuple[str, StrOrPromise]]:
         return list(Answer.ReviewStatus.choices)
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Answer]) -> QuerySet[Answer]:
@@ -76,14 +84,14 @@ class ProviderFilter(admin.SimpleListFilter):
     title = _("プロバイダー")
     parameter_name = "provider"
 
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> Sequence[tuple[str, StrOrPromise]]:
         # The admin re-creates every filter once per facet count; remember the
         # answer on the request so the DISTINCT query runs once per page.
         cached = getattr(request, "_review_queue_providers", None)
         if cached is None:
             names = model_admin.get_queryset(request).order_by("provider").values_list("provider", flat=True)
             cached = [(name, name) for name in names.distinct() if name]
-            request._review_queue_providers = cached
+            request._review_queue_providers = cached  # type: ignore[attr-defined]  # a per-request cache
         return cached
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Answer]) -> QuerySet[Answer]:
@@ -98,12 +106,13 @@ class FeedbackFilter(admin.SimpleListFilter):
     title = _("フィードバック")
     parameter_name = "feedback"
 
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> Sequence[tuple[str, StrOrPromise]]:
         return [("up", _("👍 高評価")), ("down", _("👎 低評価")), ("none", _("なし"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Answer]) -> QuerySet[Answer]:
-        if self.value() in ("up", "down", "none"):
-            return queryset.filter(feedback_condition(self.value()))
+        value = self.value() or ""
+        if value in ("up", "down", "none"):
+            return queryset.filter(feedback_condition(value))
         return queryset
 
 
@@ -111,12 +120,12 @@ class AssignmentFilter(admin.SimpleListFilter):
     title = _("担当")
     parameter_name = "assigned"
 
-    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> Sequence[tuple[str, StrOrPromise]]:
         return [("me", _("自分")), ("nobody", _("未割り当て"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Answer]) -> QuerySet[Answer]:
         if self.value() == "me":
-            return queryset.filter(assigned_to=request.user)
+            return queryset.filter(assigned_to_id=request.user.pk)
         if self.value() == "nobody":
             return queryset.filter(assigned_to__isnull=True)
         return queryset
@@ -125,6 +134,6 @@ class AssignmentFilter(admin.SimpleListFilter):
 class AskedAtFilter(admin.DateFieldListFilter):
     """The stock date filter (today, past 7 days, ...) under a reviewer-facing title."""
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.title = _("日時")

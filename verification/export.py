@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterable, Iterator
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from django.utils import timezone
@@ -81,7 +81,7 @@ def csv_row(answer: Answer, *, readable: bool) -> list[str | int]:
     ]
 
 
-def iter_csv_lines(answers: Iterable[Answer], viewer: AbstractBaseUser | AnonymousUser) -> Iterator[str]:
+def iter_csv_lines(answers: Iterable[Answer], viewer: User | AnonymousUser) -> Iterator[str]:
     # A BOM first, so that spreadsheet programs open the Japanese text as UTF-8.
     yield "\ufeff"
     writer = csv.writer(_Echo())
@@ -91,7 +91,7 @@ def iter_csv_lines(answers: Iterable[Answer], viewer: AbstractBaseUser | Anonymo
 
 
 def answers_csv_response(
-    answers: QuerySet[Answer], *, viewer: AbstractBaseUser | AnonymousUser, filename: str = "review-queue.csv"
+    answers: QuerySet[Answer], *, viewer: User | AnonymousUser, filename: str = "review-queue.csv"
 ) -> StreamingHttpResponse:
     """Stream ``answers`` (in their order) as a CSV download, redacted for what ``viewer`` may not read."""
     rows = with_readability(answers, viewer).select_related("user", "assigned_to").iterator(chunk_size=500)

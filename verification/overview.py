@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Count, Q
 from django.db.models.functions import TruncDate
 from django.urls import reverse
@@ -145,8 +147,9 @@ def daily_counts(
     )
     counts: dict[str, dict[dt.date, int]] = {row.key: {} for row in conditions}
     for row in rows:
+        values: Mapping[str, Any] = row  # the per-condition counts are annotated under computed names
         for key in counts:
-            counts[key][row["day"]] = row[key]
+            counts[key][values["day"]] = values[key]
     return day_list, counts
 
 
@@ -212,7 +215,7 @@ class DocumentInvolvement:
     hidden: bool = False
 
 
-def _hidden_names(names: list[str], viewer: AbstractBaseUser | AnonymousUser) -> set[str]:
+def _hidden_names(names: list[str], viewer: User | AnonymousUser) -> set[str]:
     """Of ``names``, the file names ``viewer`` may not see (the rule of ``verification.access``).
 
     A deleted document's name stays visible only if it was open to everyone when answered.
@@ -233,7 +236,7 @@ def documents_in_flagged_answers(
     days: int = DAYS,
     limit: int = 10,
     *,
-    viewer: AbstractBaseUser | AnonymousUser,
+    viewer: User | AnonymousUser,
 ) -> list[DocumentInvolvement]:
     """Documents most often cited by, or retrieved for, queued answers of the window.
 
@@ -274,7 +277,7 @@ def documents_in_flagged_answers(
     ]
 
 
-def overview_context(now: dt.datetime | None = None, *, viewer: AbstractBaseUser | AnonymousUser) -> dict[str, object]:
+def overview_context(now: dt.datetime | None = None, *, viewer: User | AnonymousUser) -> dict[str, object]:
     """Everything the overview template shows to ``viewer``."""
     now = now or timezone.now()
     return {

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
@@ -93,7 +93,7 @@ def review_queue(qs: QuerySet[Answer] | None = None) -> QuerySet[Answer]:
     )
 
 
-def documents_needing_fix(user: AbstractBaseUser) -> QuerySet[Answer]:
+def documents_needing_fix(user: User) -> QuerySet[Answer]:
     """Answers marked ``needs_document_fix`` that involve a document ``user`` owns.
 
     "Involve" means: a citation points at the document (by foreign key, or by file
@@ -134,7 +134,7 @@ def documents_needing_fix(user: AbstractBaseUser) -> QuerySet[Answer]:
 FIX_NOTICE_LIMIT = 50
 
 
-def fix_notices(user: AbstractBaseUser, documents: Sequence[Document]) -> dict[int, list[DocumentNotice]]:
+def fix_notices(user: User, documents: Sequence[Document]) -> dict[int, list[DocumentNotice]]:
     """The owner's notices: answers needing a document fix, grouped by the shown document they name.
 
     An answer names a document through a citation (its row or its file name), the
@@ -188,6 +188,6 @@ def queue_set_status(*, answers: QuerySet[Answer], status: str) -> int:
     return Answer.objects.filter(pk__in=answers.values("pk")).exclude(review_status=status).update(review_status=status)
 
 
-def queue_assign(*, answers: QuerySet[Answer], reviewer: AbstractBaseUser) -> int:
+def queue_assign(*, answers: QuerySet[Answer], reviewer: User) -> int:
     """Assign ``answers`` to ``reviewer``; returns how many rows changed (already assigned ones are not counted)."""
     return Answer.objects.filter(pk__in=answers.values("pk")).exclude(assigned_to=reviewer).update(assigned_to=reviewer)

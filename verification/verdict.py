@@ -403,12 +403,12 @@ def _check_sentences(
         # Sentences and blocks are both in text order: skip blocks that end before this sentence.
         while first < len(block_spans) and block_spans[first][1] <= start:
             first += 1
-        cited: set[int] = set()
+        cited_here: set[int] = set()
         k = first
         while k < len(block_spans) and block_spans[k][0] < end:
-            cited |= block_spans[k][2]
+            cited_here |= block_spans[k][2]
             k += 1
-        key = frozenset(cited) or every
+        key = frozenset(cited_here) or every
         evidence = indexes.get(key)
         if evidence is None:
             for i in key:

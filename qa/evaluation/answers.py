@@ -17,12 +17,12 @@ share whose first footnote cites the gold line's document.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
 from documents.services import version_ingest, versions_index
@@ -49,7 +49,7 @@ class Outcome:
 def answers_evaluate(
     *,
     corpus_records: Iterable[Mapping[str, Any]],
-    queries: list[Mapping[str, Any]],
+    queries: Sequence[Mapping[str, Any]],
     glossary: Mapping[str, str] | None = None,
     expansion: bool = True,
     progress: Callable[[str], Progress] | None = None,
@@ -77,7 +77,7 @@ def answers_evaluate(
 
 
 def corpus_upload(
-    records: Iterable[Mapping[str, Any]], *, owner: AbstractBaseUser, progress: Progress | None = None
+    records: Iterable[Mapping[str, Any]], *, owner: User, progress: Progress | None = None
 ) -> dict[str, str]:
     """Upload one document per corpus line, indexed in one batch; returns document name → the line's ``doc_id``.
 
@@ -104,7 +104,7 @@ def corpus_upload(
     return documents
 
 
-def ask(query: Mapping[str, Any], *, user: AbstractBaseUser, documents: Mapping[str, str]) -> Outcome:
+def ask(query: Mapping[str, Any], *, user: User, documents: Mapping[str, str]) -> Outcome:
     """Ask ``query`` as ``user`` in a new conversation and score what the API would return."""
     answer = answer_question(user=user, text=str(query["question"]))
     payload = answer_payload(answer)

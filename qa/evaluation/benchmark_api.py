@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -46,7 +47,7 @@ class Command(BaseCommand):
         parser.add_argument("--keep", action="store_true", help="keep the answers the benchmark created")
         parser.add_argument("--json", dest="json_out", help="also write the numbers to this file")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         n = int(options["n"])
         if n < 1:
             raise CommandError("--n must be at least 1")
@@ -81,7 +82,7 @@ class Command(BaseCommand):
         kinds: dict[str, int] = {}
         for kind in created.order_by("pk").values_list("response_type", flat=True)[1:]:
             kinds[kind] = kinds.get(kind, 0) + 1
-        report = {
+        report: dict[str, Any] = {
             "n": n,
             "questions": len(questions),
             "provider": "extractive",

@@ -21,10 +21,11 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
@@ -302,7 +303,7 @@ def run_phase(
     questions: list[str],
     seconds: float,
     max_requests: int,
-    until=None,  # noqa: ANN001
+    until: Callable[[], bool] | None = None,
 ) -> Phase:
     """``phase.users`` threads ask in a loop until ``seconds`` pass, ``max_requests`` are sent or ``until()`` is true."""
     lock = threading.Lock()
@@ -378,7 +379,7 @@ class Command(BaseCommand):
         parser.add_argument("--postgres", help="with --backend postgres: a server URL whose role may CREATE DATABASE")
         parser.add_argument("--chroma", help="with --backend postgres: host:port of a running Chroma server")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         users = [int(u) for u in str(options["users"]).split(",") if u.strip()]
         if not users or min(users) < 1:
             raise CommandError("--users takes positive numbers, e.g. 1,4,16")
@@ -417,10 +418,14 @@ class Command(BaseCommand):
                 seconds=60,
                 max_requests=warm * 2,
             )
-            bounds = {"seconds": float(options["seconds"]), "max_requests": int(options["max_requests"])}
             for n in users:
                 phase = run_phase(
-                    Phase("questions only", n), url=portal.url, token=token, questions=questions, **bounds
+                    Phase("questions only", n),
+                    url=portal.url,
+                    token=token,
+                    questions=questions,
+                    seconds=float(options["seconds"]),
+                    max_requests=int(options["max_requests"]),
                 )
                 rows.append(self._report(phase.row()))
             if options["index_chunks"]:

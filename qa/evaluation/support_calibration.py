@@ -34,6 +34,7 @@ import json
 import pickle
 import re
 from collections.abc import Callable, Iterable
+from functools import partial
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,7 @@ from verification.support import (
     SentenceSupport,
     SupportThresholds,
     check_sentence,
+    SubjectTerms,
     subject_terms,
 )
 
@@ -74,7 +76,7 @@ class Item:
     kind: str = ""
     sources: tuple[str, ...] = ()
     similarity: Similarity | None = None
-    subject: frozenset[str] = frozenset()
+    subject: SubjectTerms | frozenset[str] = frozenset()
 
 
 # --- the three sets -------------------------------------------------------------------------
@@ -196,11 +198,11 @@ def curves(sets: dict[str, list[Item]], *, with_meaning: bool) -> dict[str, list
         rows = []
         for lexical in LEXICAL_GRID:
             th = replace(DEFAULT_THRESHOLDS, lexical=lexical)
-            rows.append({"check": "words", "threshold": lexical, **scores(items, lambda i, th=th: judge(i, th))})
+            rows.append({"check": "words", "threshold": lexical, **scores(items, partial(judge, thresholds=th))})
         if with_meaning:
             for cosine in MEANING_GRID:
                 rows.append({"check": "words+meaning", "threshold": cosine,
-                             **scores(items, lambda i, c=cosine: judge(i, meaning=c))})
+                             **scores(items, partial(judge, meaning=cosine))})
         out[name] = rows
     return out
 

@@ -559,7 +559,8 @@ class ExtractiveProvider:
         best = next(
             (
                 c for c in candidates
-                if c.score >= RUNNER_UP_SHARE * top.score
+                if top is not None
+                and c.score >= RUNNER_UP_SHARE * top.score
                 and (
                     self._passes(c, threshold, english=english)
                     if c is top

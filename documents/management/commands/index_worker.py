@@ -3,6 +3,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from typing import Any
 
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
@@ -36,7 +37,7 @@ class Command(BaseCommand):
         parser.add_argument("--interval", type=float, default=1.0, help="seconds between looks at an empty queue")
         parser.add_argument("--nice", type=int, default=10, help="CPU priority increment (0: as the web server)")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         if options["nice"]:
             os.nice(int(options["nice"]))
         backoff = 1.0

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, User
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
@@ -68,8 +68,8 @@ class Command(BaseCommand):
         with ImportProgress(self._say, interval=settings.RAG_PROGRESS_INTERVAL_S) as progress:
             paths = [p for p in supported_files(DEMO_DIR, recursive=False) if p.name not in NOT_DOCUMENTS]
             for done, path in enumerate(paths, start=1):
-                groups = [Group.objects.get_or_create(name=n)[0] for n in restricted.get(path.name, [])]
-                new_versions += _import_with_history(path, owner=owner, groups=groups, report=report)
+                access = [Group.objects.get_or_create(name=n)[0] for n in restricted.get(path.name, [])]
+                new_versions += _import_with_history(path, owner=owner, groups=access, report=report)
                 progress.reading(done, len(paths))
             # Older versions first, so the current file ends up as the live version.
             index_new_versions(new_versions, report=report, progress=progress)
@@ -95,7 +95,7 @@ class Command(BaseCommand):
         self.stdout.flush()
 
 
-def _import_with_history(path: Path, *, owner, groups: list[Group], report: ImportReport) -> list[DocumentVersion]:  # noqa: ANN001
+def _import_with_history(path: Path, *, owner: User, groups: list[Group], report: ImportReport) -> list[DocumentVersion]:
     """Store one demo document (its older versions from history/ first, when it is new); its new versions in order.
 
     The report counts the document once: created when it did not exist before,

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from documents.models import Document
@@ -17,7 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("--all", action="store_true")
         parser.add_argument("--queue", action="store_true", help="hand the work to the indexing workers and return")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         ids = options["ids"]
         if bool(ids) == bool(options["all"]):
             raise CommandError("give document ids or --all (not both)")

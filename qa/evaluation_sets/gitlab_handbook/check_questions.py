@@ -55,8 +55,8 @@ for i, line in enumerate(PATH.read_text(encoding="utf-8").splitlines(), 1):
         if norm(key) not in text:
             errors.append(f"{q}: key {key!r} not in {o['gold_doc_id']}")
 
-for e in errors:
-    print("ERROR", e)
+for error in errors:
+    print("ERROR", error)
 c = collections.Counter((o["split"], o["kind"]) for o in rows)
 print(
     "total",

@@ -3,11 +3,12 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from qa.engine import EngineConfig
+from qa.engine import EngineConfig, Mode
 from qa.evaluation.answers import answers_evaluate
 from qa.evaluation.evaluate import evaluate, progress_printer, read_jsonl, summary_table
 from qa.glossary import glossary_read
@@ -41,7 +42,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", dest="json_out", help="write the metrics to this file")
         parser.add_argument("--quiet", action="store_true", help="no progress output")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         corpus_path, queries_path = Path(str(options["corpus"])), Path(str(options["queries"]))
         for path in (corpus_path, queries_path):
             if not path.is_file():
@@ -66,7 +67,7 @@ class Command(BaseCommand):
             rules = [] if options["no_expansion"] else _rules(entries)
         except (OSError, ValueError) as exc:
             raise CommandError(f"glossary: {exc}") from exc
-        modes = ["dense", "keyword", "hybrid"] if options["compare"] else [options["mode"]]
+        modes: list[Mode] = ["dense", "keyword", "hybrid"] if options["compare"] else [options["mode"]]
         report = evaluate(
             corpus_records=corpus,
             queries=queries,

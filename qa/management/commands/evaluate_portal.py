@@ -6,11 +6,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from io import StringIO
 from pathlib import Path
-from typing import TextIO
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
 
 from qa.evaluation.evaluate import progress_printer
 from qa.evaluation.golden import GOLDEN_QUERIES, SPLITS, ask_golden, failures_text, load_golden, summarise, summary_text
@@ -95,7 +94,7 @@ class Command(BaseCommand):
 
 
 @contextmanager
-def _throwaway_portal(stderr: TextIO, *, quiet: bool, glossary: bool) -> Iterator[None]:
+def _throwaway_portal(stderr: OutputWrapper, *, quiet: bool, glossary: bool) -> Iterator[None]:
     """A fresh portal holding only the demo corpus, users and (if ``glossary``) the demo glossary, removed on exit."""
     with throwaway_portal():
         started = time.perf_counter()
