@@ -125,3 +125,16 @@ def test_bad_input_is_a_command_error(tmp_path):
     bad = write_jsonl(tmp_path / "queries.jsonl", [{"qid": "x", "question": "有給は？"}])
     with pytest.raises(CommandError, match="gold_doc_id"):
         call_command("evaluate", corpus=str(corpus), queries=str(bad), quiet=True)
+
+
+def test_answers_are_what_the_portal_serves_off_topic_included(tmp_path):
+    """An off-topic question gets the portal's "not found" (its off-topic step), scored as not answered."""
+    corpus = write_jsonl(tmp_path / "corpus.jsonl", CORPUS)
+    weather = {"qid": "w1", "question": "明日の東京の天気は？", "gold_doc_id": "leave", "answers": ["晴れ"]}
+    queries = write_jsonl(tmp_path / "queries.jsonl", [QUERIES[0], weather])
+    out = tmp_path / "report.json"
+    call_command("evaluate", corpus=str(corpus), queries=str(queries), json_out=str(out), answers=True, quiet=True)
+    answers = json.loads(out.read_text("utf-8"))["answers"]
+    assert answers["response_types"] == {"answer": 1, "not_found": 1}
+    assert answers["answer_contains_gold"] == pytest.approx(0.5)
+    assert answers["reliability"]["levels"]["low"]["n"] >= 1  # "not found" is shown as low confidence
