@@ -3,7 +3,8 @@
 No runtime module imports this package (tests/test_architecture.py checks it);
 the management commands that run these measurements are thin wrappers around it.
 
-- ``evaluate``: retrieval (and answers through the answering service) on a JSONL corpus;
+- ``evaluate``: retrieval on a JSONL corpus over a throw-away index, every search mode;
+- ``answers``: that corpus's questions asked through the answering service (``evaluate --answers``);
 - ``golden``: the demo golden questions through the answering service (``evaluate_portal``);
 - ``portal``: the throw-away portal both build (test database, temporary Chroma directory);
 - ``scoring``: answer keys and the reliability table;
