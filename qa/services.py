@@ -1,11 +1,12 @@
 """The question workflow and feedback: the only code that writes answers.
 
-answer_question: follow-up aware search query → expansion + ACL retrieval →
-"not found" when nothing retrieved is close (off-topic) unless the question names
-only an aspect several documents have, a clarification when a short question
-names no document (neither calls the provider), or the provider
-→ verification (+ one strict retry when ungrounded) → Answer, Citation rows and
-the evidence snapshot.
+answer_question, one stage per line:
+
+1. analyse the question once (qa.question.analyse_question), with the previous turn folded in for a follow-up;
+2. expand and retrieve within what the user may read (qa.retrieval.search);
+3. decide: answer, ask back or not found (qa.decision.decide; the last two never call the provider);
+4. the provider writes a cited answer; verification checks it (+ one strict retry when ungrounded);
+5. store the Answer, its sources and Citation rows in one transaction.
 """
 
 from __future__ import annotations
@@ -25,14 +26,14 @@ from documents.embeddings import embed_passages
 from documents.models import Document
 from documents.selectors import visible_documents
 from documents.sentence_vectors import vectors_for
-from qa.ambiguity import content_terms
 from qa.models import Answer, AnswerSource, Citation, Conversation, Feedback
 from qa.providers import get_provider
 from qa.quote_context import stored_context
 from qa.selectors import conversation_turns
-from qa.retrieval import SearchResult, clarification_options, is_off_topic, search
+from qa.decision import ASK_BACK, NOT_FOUND, Calibration, decide
+from qa.question import Question, analyse_question
+from qa.retrieval import SearchResult, evidence_for, search
 from qa.types import ProviderAnswer, ProviderConfigurationError, ProviderError, RetrievedChunk
-from ragportal.text import is_english
 from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN
 from verification.meaning import MeaningCheck
 from verification.flags import FLAG_NAMES
@@ -127,10 +128,14 @@ def answer_question(
     # As the user sees them now: a withheld answer's text never reaches the provider (nor the search).
     turns = conversation_turns(conversation, user) if conversation else []
     search_query = search_query_for(text, [(turn.question, turn.search_query) for turn in turns])
+    # The question is read once here; every later stage gets these values, not the text to re-read.
+    question = analyse_question(text)
+    searched = question if search_query == text else analyse_question(search_query)
+    calibration = Calibration.from_settings()
 
     # Searched before anything is stored: with the dense index unreachable this raises
     # DenseIndexUnavailableError and leaves no conversation or answer behind.
-    result = search(user=user, query=search_query, document_id=document.pk if document else None)
+    result = search(user=user, query=search_query, document_id=document.pk if document else None, question=searched)
     answer = Answer(
         user=user,
         question=text,
@@ -142,35 +147,16 @@ def answer_question(
         usage={"timings_ms": {k: round(v, 2) for k, v in result.timings.items()}},
     )
 
-    # Off-topic first: a question nothing answers is never asked back.
-    off_topic = is_off_topic(
-        search_query,
-        result.hits,
-        floor=settings.RAG_OFF_TOPIC_SIMILARITY,
-        confident=settings.RAG_CONFIDENCE_HIGH,
-        subject_unknown=result.subject_unknown,
-        english_floor=settings.RAG_OFF_TOPIC_SIMILARITY_EN,
-        expansions=result.added_keywords,
-    )
-    if off_topic and result.generic_question and not result.subject_unknown and content_terms(search_query):
-        # 「締め切りはいつ？」: no sentence is close because the question names only an aspect that
-        # several of the documents have; which one is meant is the question to ask, not "not found".
-        off_topic = False
-    options = (
-        []
-        if document is not None or off_topic
-        else clarification_options(
-            result.hits, gap=settings.RAG_CLARIFY_GAP, short=result.short_question, generic=result.generic_question
-        )
-    )
+    decision = decide(searched, evidence_for(searched, result, one_document=document is not None), calibration)
+    answer.usage["decision"] = decision.to_dict()
     generated: _Generated | None = None
-    if off_topic:
-        _store_abstention(answer, english=is_english(text))
-    elif options:
-        _store_clarification(answer, options, english=is_english(text))
+    if decision.outcome == NOT_FOUND:
+        _store_abstention(answer, english=question.english)
+    elif decision.outcome == ASK_BACK:
+        _store_clarification(answer, list(decision.options), english=question.english)
     else:
         generated = _answer_with_provider(
-            answer, text, result, history=[(turn.question, turn.answer_text) for turn in turns[-3:]]
+            answer, question, result, history=[(turn.question, turn.answer_text) for turn in turns[-3:]]
         )
     answer.latency_ms = (time.perf_counter() - started) * 1000
     # One transaction, after the slow part: a database that fails here (a lock that
@@ -236,20 +222,19 @@ class _Generated:
 
 
 def _answer_with_provider(
-    answer: Answer, question: str, result: SearchResult, *, history: list[tuple[str, str]]
+    answer: Answer, question: Question, result: SearchResult, *, history: list[tuple[str, str]]
 ) -> _Generated | None:
     """Fill ``answer`` from the provider and verification; None after a provider failure."""
     hits = result.hits
+    options = {"expanded_terms": result.added_keywords, "history": history, "analysed": question}
     try:
         provider = get_provider()
         answer.provider, answer.model_name = provider.name, provider.model
-        generated = provider.generate(question, hits, expanded_terms=result.added_keywords, history=history)
+        generated = provider.generate(question.text, hits, **options)
         verdict = verify_answer(question, generated, hits)
         if "low_grounding" in verdict.flags and provider.name != "extractive":
             # Conservative retry (second reference article): once, with a stricter prompt.
-            retried = provider.generate(
-                question, hits, expanded_terms=result.added_keywords, strict=True, history=history
-            )
+            retried = provider.generate(question.text, hits, strict=True, **options)
             retried_verdict = verify_answer(question, retried, hits)
             if "low_grounding" not in retried_verdict.flags:
                 generated, verdict = retried, retried_verdict
@@ -273,8 +258,13 @@ def _answer_with_provider(
     return _Generated(generated, verdict, hits)
 
 
-def verify_answer(question: str, generated: ProviderAnswer, hits: list[RetrievedChunk]) -> Verdict:
-    """The verdict the portal gives a provider answer (the evaluate command scores the same one)."""
+def verify_answer(question: Question | str, generated: ProviderAnswer, hits: list[RetrievedChunk]) -> Verdict:
+    """The verdict the portal gives a provider answer (the evaluate command scores the same one).
+
+    ``question`` as analysed (a plain string is analysed here, for callers outside an answer).
+    """
+    if isinstance(question, str):
+        question = analyse_question(question)
     return verify(
         blocks=generated.blocks,
         chunks=hits,
@@ -282,7 +272,7 @@ def verify_answer(question: str, generated: ProviderAnswer, hits: list[Retrieved
         thresholds=(settings.RAG_CONFIDENCE_HIGH, settings.RAG_CONFIDENCE_MEDIUM),
         min_grounded_ratio=settings.RAG_MIN_GROUNDED_RATIO,
         abstained=generated.abstained,
-        question=question,
+        question=question.asked,
         meaning=_meaning_check(hits),
     )
 

@@ -25,8 +25,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ragportal.text import is_english
-from verification.answer_fit import DEFAULT_FIT_THRESHOLDS, AnswerFit, FitThresholds, answer_fit
+from verification.answer_fit import DEFAULT_FIT_THRESHOLDS, AnswerFit, AskedQuestion, FitThresholds, answer_fit
 from verification.citations import adjust_confidence_by_citation, step_down, verify_citation_presence
 from verification.flags import (
     REVIEW_FLAGS,
@@ -181,7 +180,7 @@ def verify(
     thresholds: tuple[float, float],
     min_grounded_ratio: float = DEFAULT_MIN_GROUNDED_RATIO,
     abstained: bool = False,
-    question: str | None = None,
+    question: str | AskedQuestion | None = None,
     fit_similarity: float | None = None,
     fit_thresholds: FitThresholds = DEFAULT_FIT_THRESHOLDS,
     meaning: MeaningCheck | None = None,
@@ -196,8 +195,11 @@ def verify(
     answer's fit to it is judged too (``fit_similarity``: question–answer cosine
     similarity, when the caller embedded both); a poor fit lowers confidence.
     ``meaning`` settles the sentences whose words leave support unsure (built
-    over the same ``chunks``); without it their words decide.
+    over the same ``chunks``); without it their words decide. ``question`` is
+    read as analysed (``qa.question.Question.asked``); a plain string is analysed here.
     """
+    if isinstance(question, str):
+        question = AskedQuestion.of(question)
     base = retrieval_confidence(top_similarity, thresholds)
     answer_text = "".join(block.text for block in blocks)
     if abstained or is_abstention(answer_text):
@@ -213,7 +215,9 @@ def verify(
     if ratio < min_grounded_ratio:
         found.add("low_grounding", WARNING_LOW_GROUNDING, percent=round(ratio * 100))
 
-    sentences = _check_sentences(blocks, chunks, answer_text, question=question or "", meaning=meaning)
+    sentences = _check_sentences(
+        blocks, chunks, answer_text, question=question.text if question else "", meaning=meaning
+    )
     unsupported = sum(not s.supported for s in sentences)
     if unsupported:
         found.add("unsupported_claim", WARNING_UNSUPPORTED, count=unsupported)
@@ -236,7 +240,7 @@ def verify(
     if fit is not None and fit.failed:
         # One failed signal costs a step; two or more mean the answer is probably beside the point.
         confidence = "low" if len(fit.failed) > 1 else step_down(confidence)
-    if fit is not None and fit.terms is None and confidence == "high" and is_english(question or ""):
+    if fit is not None and fit.terms is None and confidence == "high" and question is not None and question.english:
         # Across languages the question's terms cannot be checked against the quotes: never "high".
         confidence = "medium"
     return Verdict(
