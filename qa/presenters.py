@@ -34,6 +34,7 @@ from documents.chunking import HEADING_SEPARATOR
 from qa.models import Answer, Citation
 from qa.quote_context import STORED_CHARS, context_is_whole, quote_in_context
 from qa.selectors import WITHHELD_MESSAGE, is_withheld
+from verification.confidence import shown_confidence as confidence_badge
 from verification.flags import FLAGS, sentence_reason
 
 API_VERSION = "ragportal-1"
@@ -357,10 +358,9 @@ def is_stale(answer: Answer) -> bool:
     return False
 
 
-def shown_confidence(answer: Answer, *, stale: bool) -> str:
-    """The confidence to show: a stale answer is never shown as high (its evidence has changed)."""
-    confidence = answer.confidence or ""
-    return "medium" if stale and confidence == "high" else confidence
+def shown_confidence(answer: Answer, *, stale: bool, graded: bool = True) -> str:
+    """The badge of ``answer`` (verification.confidence.shown_confidence: never 高 when stale)."""
+    return confidence_badge(answer.confidence or "", stale=stale, graded=graded)
 
 
 def answer_warnings(answer: Answer) -> list[str]:
@@ -449,7 +449,7 @@ def answer_view(answer: Answer) -> AnswerView:
     # A question asked back and a "not found" are not graded answers: no confidence badge
     # (a red 低 read as an error); the template gives them their own neutral badge. An
     # answer the grounding gate withheld keeps its 低: it was built, then judged weak.
-    confidence = "" if is_clarification or is_not_found else shown_confidence(answer, stale=stale)
+    confidence = shown_confidence(answer, stale=stale, graded=not (is_clarification or is_not_found))
     warnings = answer_warnings(answer) if answer.response_type == Answer.ResponseType.ANSWER else []
     return AnswerView(
         answer=answer,

@@ -35,6 +35,7 @@ PURE_VERIFICATION = (
     "verification.term_weights",
     "verification.meaning",
     "verification.calibration",
+    "verification.confidence",
 )
 
 

@@ -27,8 +27,6 @@ from verification.textnorm import is_ascii_word, is_hiragana, is_kanji, is_katak
 SUPPORTED_EXTENSIONS: tuple[str, ...] = ("md", "markdown", "txt", "html", "htm", "pdf", "docx")
 
 
-_CONFIDENCE_STEPS = ("low", "medium", "high")
-
 # Longest alternatives first so ".markdown" is not read as ".m" + "arkdown",
 # and the look-ahead keeps ".htm" from matching the start of ".html" and
 # ".md" from matching inside "attendance.md.bak".
@@ -186,28 +184,6 @@ def _warning(unexpected: dict[str, str], *, strong: bool, weak: bool) -> str | N
     if not strong:
         return WARNING_WEAK
     return None
-
-
-def adjust_confidence_by_citation(confidence: str, citation_result: dict | None) -> str:
-    """Apply the first reference article's confidence rules to ``confidence``.
-
-    ``None`` result → unchanged; fabricated sources → ``"low"``; no citation →
-    one step down (``"low"`` stays ``"low"``); weak or strong → unchanged.
-    """
-    if citation_result is None:
-        return confidence
-    if citation_result.get("unexpected_sources"):
-        return "low"
-    if not citation_result.get("has_citation"):
-        return step_down(confidence)
-    return confidence
-
-
-def step_down(confidence: str) -> str:
-    """One confidence step down; ``"low"`` (and unknown values) stay as they are."""
-    if confidence in _CONFIDENCE_STEPS:
-        return _CONFIDENCE_STEPS[max(0, _CONFIDENCE_STEPS.index(confidence) - 1)]
-    return confidence
 
 
 def file_names_in(text: str) -> list[str]:

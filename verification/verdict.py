@@ -13,9 +13,9 @@ duck-typed (``qa.types.AnswerBlock``, ``Citation`` and ``RetrievedChunk`` fit).
    unsure and a :class:`~verification.meaning.MeaningCheck` is given), and
 6. the "not found" abstention.
 
-Confidence starts from retrieval, then the article's citation rules apply;
-a fabricated source or quote, or a failed gate, forces ``"low"``; an
-unsupported sentence costs one step. An abstention is ``"low"`` with the
+Confidence is decided by :mod:`verification.confidence` from retrieval, the
+article's citation rules and these findings; the level after each step is kept
+in ``Verdict.confidence_steps``. An abstention is ``"low"`` with the
 ``not_found`` flag and nothing else to warn about.
 """
 
@@ -26,7 +26,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from verification.answer_fit import DEFAULT_FIT_THRESHOLDS, AnswerFit, AskedQuestion, FitThresholds, answer_fit
-from verification.citations import adjust_confidence_by_citation, step_down, verify_citation_presence
+from verification.citations import verify_citation_presence
+from verification.confidence import answer_confidence, retrieval_confidence
 from verification.flags import (
     REVIEW_FLAGS,
     VERIFIER_FLAG_NAMES,
@@ -124,6 +125,8 @@ class Verdict:
     fit: AnswerFit | None = None
     # The same warnings as (msgid, params), so a page can show them in the reader's language.
     warning_templates: list[dict[str, Any]] = field(default_factory=list)
+    # The level after each step of verification.confidence, as [step, level]: why this confidence.
+    confidence_steps: list[list[str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict (stored in ``Answer.verification``, returned by the API)."""
@@ -158,18 +161,6 @@ class Verdict:
     def error(cls, *, retrieval: str = "low") -> Verdict:
         """The provider failed (set by the answering service): reviewed like a flagged answer."""
         return cls._without_answer(["provider_error"], retrieval=retrieval, needs_review=True)
-
-
-def retrieval_confidence(top_similarity: float | None, thresholds: tuple[float, float]) -> str:
-    """``"high"`` at or above ``thresholds[0]``, ``"medium"`` at or above ``thresholds[1]``, else ``"low"``."""
-    high, medium = thresholds
-    if top_similarity is None:
-        return "low"
-    if top_similarity >= high:
-        return "high"
-    if top_similarity >= medium:
-        return "medium"
-    return "low"
 
 
 def verify(
@@ -232,17 +223,16 @@ def verify(
     if base == "low":
         found.add("low_retrieval", WARNING_LOW_RETRIEVAL)
 
-    confidence = adjust_confidence_by_citation(base, presence)
-    if found.flags & {"fabricated_source", "fabricated_quote", "low_grounding"}:
-        confidence = "low"
-    elif unsupported:
-        confidence = step_down(confidence)
-    if fit is not None and fit.failed:
-        # One failed signal costs a step; two or more mean the answer is probably beside the point.
-        confidence = "low" if len(fit.failed) > 1 else step_down(confidence)
-    if fit is not None and fit.terms is None and confidence == "high" and question is not None and question.english:
-        # Across languages the question's terms cannot be checked against the quotes: never "high".
-        confidence = "medium"
+    steps = answer_confidence(
+        top_similarity=top_similarity,
+        thresholds=thresholds,
+        citation_result=presence,
+        flags=found.flags,
+        unsupported=unsupported,
+        fit_failed=fit.failed if fit is not None else None,
+        terms_unchecked_across_languages=fit is not None and fit.terms is None and bool(question and question.english),
+    )
+    confidence = steps.level
     return Verdict(
         confidence=confidence,
         flags=sorted(found.flags),
@@ -256,6 +246,7 @@ def verify(
         retrieval_confidence=base,
         warning_templates=found.templates,
         fit=fit,
+        confidence_steps=[list(step) for step in steps.steps],
     )
 
 
