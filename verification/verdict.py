@@ -5,8 +5,8 @@ duck-typed (``qa.types.AnswerBlock``, ``Citation`` and ``RetrievedChunk`` fit).
 :func:`verify` combines
 
 1. retrieval strength (top dense similarity against the calibrated thresholds),
-2. citation presence (first reference article) on the answer text with, after
-   each block, the file names of the chunks it cites in parentheses,
+2. citation presence (first reference article): the sources the blocks cite (structured
+   citations) and the file names the answer text writes itself,
 3. the quote check (every citation against the chunk it claims),
 4. the grounding gate (second reference article),
 5. claim support per sentence (words, then meaning where the words are
@@ -198,7 +198,7 @@ def verify(
 
     found = _Findings()
     quote_checks = _check_quotes(blocks, chunks)
-    presence = verify_citation_presence(_text_with_cited_names(blocks, chunks), _filenames(chunks))
+    presence = verify_citation_presence(answer_text, _filenames(chunks), cited=_cited_filenames(blocks, chunks))
     _judge_citations(found, presence, quote_checks)
 
     verified = {(q.block, q.citation) for q in quote_checks if q.verified}
@@ -301,19 +301,10 @@ def _filenames(chunks: Sequence[Any]) -> list[str]:
     return list(dict.fromkeys(chunk.filename for chunk in chunks))
 
 
-def _text_with_cited_names(blocks: Sequence[Any], chunks: Sequence[Any]) -> str:
-    """The answer with "(file, file)" after each block that cites chunks, as the article's answers read."""
-    parts: list[str] = []
-    for block in blocks:
-        parts.append(block.text)
-        names = [
-            chunk.filename
-            for chunk in (_chunk_at(chunks, c.chunk_index) for c in block.citations or ())
-            if chunk is not None
-        ]
-        if names:
-            parts.append("(" + ", ".join(dict.fromkeys(names)) + ")")
-    return "".join(parts)
+def _cited_filenames(blocks: Sequence[Any], chunks: Sequence[Any]) -> list[str]:
+    """The file names of the retrieved chunks the answer's citations point at (structured, never re-parsed)."""
+    cited = (_chunk_at(chunks, c.chunk_index) for block in blocks for c in block.citations or ())
+    return list(dict.fromkeys(chunk.filename for chunk in cited if chunk is not None))
 
 
 def _check_quotes(blocks: Sequence[Any], chunks: Sequence[Any]) -> list[QuoteCheck]:
