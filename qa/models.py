@@ -7,6 +7,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from verification.flags import FLAG_NAMES
+from verification.verdict import Verdict
 
 # Flags are stored as indexed boolean columns (flag_<name>, one per entry of the
 # registry in verification.flags) so the review queue can filter on them; the
@@ -133,6 +134,11 @@ class Answer(models.Model):
     @property
     def flags(self) -> list[str]:
         return [name for name in FLAG_NAMES if getattr(self, f"flag_{name}")]
+
+    @property
+    def verdict(self) -> Verdict:
+        """The stored verdict, read back through its one typed reader (``Verdict.from_dict``)."""
+        return Verdict.from_dict(self.verification)
 
 
 class Citation(models.Model):

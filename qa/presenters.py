@@ -21,7 +21,7 @@ Markdown parsing without ever letting the input choose markup.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import nh3
@@ -134,11 +134,10 @@ def _unsupported_spans(answer: Answer, text: str) -> list[_Span]:
     made; offsets that no longer fit it (a replaced answer) mark nothing.
     """
     spans = []
-    for sentence in (answer.verification or {}).get("sentences") or []:
-        if not isinstance(sentence, dict) or sentence.get("supported", True):
+    for sentence in answer.verdict.sentences:
+        if sentence.supported:
             continue
-        body = str(sentence.get("text") or "")
-        start, end = sentence.get("start"), sentence.get("end")
+        body, start, end = str(sentence.text or ""), sentence.start, sentence.end
         if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text):
             if not body or text[start:end].strip() == body.strip():
                 spans.append(_Span(start, end))
@@ -369,9 +368,10 @@ def answer_warnings(answer: Answer) -> list[str]:
     The verdict keeps each warning as (msgid, params) besides the Japanese
     text, so it is translated when shown, not when stored.
     """
-    verdict = answer.verification or {}
+    verdict = answer.verdict
     warnings: list[str] = []
-    items = verdict.get("warning_templates") or answer.warnings or verdict.get("warnings") or []
+    # A row stored without a verdict (made by hand) has only the warnings column.
+    items = verdict.warning_templates or verdict.warnings or answer.warnings or []
     for item in items:
         if isinstance(item, dict) and item.get("template"):
             try:
@@ -410,12 +410,12 @@ def unsupported_sentences(answer: Answer) -> list[UnsupportedSentence]:
     text = _clean_placeholders(answer.answer_text)
     marked = {(span.start, span.end) for span in _unsupported_spans(answer, text)}
     out = []
-    for sentence in (answer.verification or {}).get("sentences") or []:
-        if not isinstance(sentence, dict) or (sentence.get("start"), sentence.get("end")) not in marked:
+    for sentence in answer.verdict.sentences:
+        if (sentence.start, sentence.end) not in marked:
             continue
-        missing = [str(m) for m in sentence.get("missing") or [] if isinstance(m, str | int | float)]
-        template, params = sentence_reason(str(sentence.get("reason") or ""), missing)
-        out.append(UnsupportedSentence(str(sentence.get("text") or "").strip(), gettext(template).format(**params)))
+        missing = [str(m) for m in sentence.missing or [] if isinstance(m, str | int | float)]
+        template, params = sentence_reason(str(sentence.reason or ""), missing)
+        out.append(UnsupportedSentence(str(sentence.text or "").strip(), gettext(template).format(**params)))
     return out
 
 
@@ -538,7 +538,7 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
     """
     if is_withheld(answer):
         return _withheld_payload(answer)
-    verdict = answer.verification or {}
+    verdict = answer.verdict
     sources, sections = _sources_and_sections(answer)
     flags = answer.flags
     stale = answer.response_type == Answer.ResponseType.ANSWER and is_stale(answer)
@@ -559,13 +559,13 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
         "confidence": shown_confidence(answer, stale=stale) or None,
         "stale": stale,
         "verification": {
-            "citation_presence": verdict.get("citation_presence"),
+            "citation_presence": verdict.citation_presence,
             "flags": flags,
             "warnings": [str(STALE_MESSAGE), *warnings] if stale else warnings,
-            "grounded_ratio": verdict.get("grounded_ratio"),
-            "quote_checks": verdict.get("quote_checks") or [],
-            "sentences": verdict.get("sentences") or [],
-            "replaced_text": bool(verdict.get("replaced_text")),
+            "grounded_ratio": verdict.grounded_ratio if answer.verification else None,
+            "quote_checks": [asdict(check) for check in verdict.quote_checks],
+            "sentences": [asdict(sentence) for sentence in verdict.sentences],
+            "replaced_text": bool(verdict.replaced_text),
         },
         "version": API_VERSION,
         "citations": [

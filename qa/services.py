@@ -165,7 +165,7 @@ def answer_question(
         if conversation is None:
             conversation = Conversation.objects.create(user=user, title=text[:60])
         answer.conversation = conversation
-        _save(answer, generated)
+        _save(answer, generated, result.hits)
         Conversation.objects.filter(pk=conversation.pk).update(title=conversation.title or text[:60])
         conversation.save(update_fields=["updated_at"])
     return answer
@@ -283,13 +283,9 @@ def _meaning_check(hits: list[RetrievedChunk]) -> MeaningCheck:
     return MeaningCheck(texts, lambda: vectors_for(texts, [h.sentence_vectors for h in hits]), embed_passages)
 
 
-def _sources(answer: Answer) -> list[AnswerSource]:
-    """One row per document the answer was built from: all retrieved ones, and the one asked about."""
-    documents = {
-        str(item["filename"]): item.get("document_id")
-        for item in answer.retrieved
-        if isinstance(item, dict) and item.get("filename")
-    }
+def _sources(answer: Answer, hits: list[RetrievedChunk]) -> list[AnswerSource]:
+    """One row per document the answer was built from: all retrieved ones (``hits``), and the one asked about."""
+    documents: dict[str, int | None] = {h.filename: h.document_id for h in hits if h.filename}
     if answer.restricted_document is not None:
         documents[answer.restricted_document.filename] = answer.restricted_document.pk
     ids = [pk for pk in documents.values() if pk is not None]
@@ -346,13 +342,13 @@ def _numbered_citations(pending: _Generated) -> tuple[list[dict], list[Citation]
 
 
 @transaction.atomic
-def _save(answer: Answer, pending: _Generated | None) -> None:
+def _save(answer: Answer, pending: _Generated | None, hits: list[RetrievedChunk]) -> None:
     """Store the answer (one insert), then its sources and numbered citations (one bulk insert each)."""
     rows: list[Citation] = []
     if pending is not None:
         answer.blocks, rows = _numbered_citations(pending)
     answer.save()
-    AnswerSource.objects.bulk_create(_sources(answer))
+    AnswerSource.objects.bulk_create(_sources(answer, hits))
     for row in rows:
         row.answer = answer
     Citation.objects.bulk_create(rows)

@@ -21,8 +21,8 @@ in ``Verdict.confidence_steps``. An abstention is ``"low"`` with the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from verification.answer_fit import DEFAULT_FIT_THRESHOLDS, AnswerFit, AskedQuestion, FitThresholds, answer_fit
@@ -131,6 +131,30 @@ class Verdict:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict (stored in ``Answer.verification``, returned by the API)."""
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Verdict:
+        """The verdict :meth:`to_dict` stored, read back: the one reader of a stored verdict.
+
+        Tolerant of rows stored by earlier versions (missing keys take their
+        defaults; malformed sentences and quote checks are left out); ``fit``
+        stays None (it is kept for reviewers as stored, not re-judged).
+        """
+        data = data or {}
+        return cls(
+            confidence=str(data.get("confidence") or "low"),
+            flags=[str(f) for f in data.get("flags") or []],
+            warnings=[str(w) for w in data.get("warnings") or [] if w],
+            needs_review=bool(data.get("needs_review")),
+            grounded_ratio=float(data.get("grounded_ratio", 1.0) or 0.0),
+            citation_presence=data.get("citation_presence"),
+            quote_checks=_read_rows(QuoteCheck, data.get("quote_checks")),
+            sentences=_read_rows(SentenceCheck, data.get("sentences")),
+            replaced_text=data.get("replaced_text") or None,
+            retrieval_confidence=str(data.get("retrieval_confidence") or "low"),
+            warning_templates=[t for t in data.get("warning_templates") or [] if isinstance(t, dict) and t.get("template")],
+            confidence_steps=[list(step) for step in data.get("confidence_steps") or []],
+        )
 
     @classmethod
     def _without_answer(cls, flags: list[str], *, retrieval: str = "low", needs_review: bool = False) -> Verdict:
@@ -256,6 +280,28 @@ def _cited_sections(blocks: Sequence[Any], chunks: Sequence[Any]) -> str:
     return "\n".join(
         str(getattr(chunks[i], "section", "") or "") for i in sorted(x for x in indexes if _chunk_at(chunks, x) is not None)
     )
+
+
+# What a stored row lacking a field meant before the field existed (a sentence without
+# ``supported`` was not marked).
+_ROW_DEFAULTS: dict[str, dict[str, Any]] = {
+    "SentenceCheck": {"text": "", "start": None, "end": None, "supported": True, "reason": ""},
+    "QuoteCheck": {"block": 0, "citation": 0, "chunk_index": None, "verified": False, "start": None, "end": None,
+                   "reason": ""},
+}
+
+
+def _read_rows(kind: type, rows: Any) -> list:
+    """``rows`` (stored dicts) as ``kind`` instances; a row that is not a dict is left out."""
+    names = {f.name for f in fields(kind)}
+    defaults = _ROW_DEFAULTS.get(kind.__name__, {})
+    out = []
+    for row in rows if isinstance(rows, list) else []:
+        try:
+            out.append(kind(**{**defaults, **{k: v for k, v in row.items() if k in names}}))
+        except (AttributeError, TypeError):
+            continue
+    return out
 
 
 @dataclass
