@@ -160,12 +160,17 @@ def _retrieve(
     k: int,
     mode: Mode,
     llm: Callable[[str], list[str]] | None,
+    version_ids: list[int] | None = None,
 ) -> _Retrieved:
-    """Expand ``query`` (spelled out), search both indexes within ``user``'s versions, keep the top ``k``."""
+    """Expand ``query`` (spelled out), search both indexes within ``user``'s versions, keep the top ``k``.
+
+    ``version_ids`` given (calibration, which measures the whole corpus) replaces the user's.
+    """
     t0 = time.perf_counter()
     expansion = expand(query, rules=dictionary_rules(), llm=llm)
     timings = {"expansion": (time.perf_counter() - t0) * 1000}
-    version_ids = searchable_version_ids(user, document_id=document_id)
+    if version_ids is None:
+        version_ids = searchable_version_ids(user, document_id=document_id)
     result = live_engine().search(query=expansion.expanded_query, version_ids=version_ids, mode=mode)
     timings.update(result.timings)
     per_document = settings.RAG_MAX_CHUNKS_PER_DOCUMENT if document_id is None else k
@@ -315,3 +320,14 @@ def evidence_for(question: Question, result: SearchResult, *, one_document: bool
         names_something=question.english and names_something_retrieved(question, hits, result.added_keywords),
         best_sentence=lambda: best_sentence_similarity(question.text, hits),
     )
+
+
+def measure_question(text: str, version_ids: list[int]) -> tuple[float, float]:
+    """For calibration: the best chunk's and the best sentence's similarity to ``text`` among ``version_ids``."""
+    question = analyse_question(text)
+    hits = _retrieve(
+        None, question.spelled, document_id=None, k=settings.RAG_TOP_K, mode="hybrid", llm=None, version_ids=version_ids
+    ).hits
+    if not hits:
+        return 0.0, 0.0
+    return max(h.similarity for h in hits), best_sentence_similarity(text, hits)

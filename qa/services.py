@@ -23,16 +23,17 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from documents.embeddings import embed_passages
-from documents.models import Document
+from documents.models import Chunk, Document
 from documents.selectors import visible_documents
 from documents.sentence_vectors import vectors_for
-from qa.models import Answer, AnswerSource, Citation, Conversation, Feedback
+from qa.calibration import OFF_TOPIC_QUESTIONS, Measured, corpus_key, heading_questions, thresholds_from
+from qa.models import Answer, AnswerSource, Citation, Conversation, CorpusCalibration, Feedback
 from qa.providers import get_provider
 from qa.quote_context import stored_context
 from qa.selectors import conversation_turns
 from qa.decision import ASK_BACK, NOT_FOUND, Calibration, decide
 from qa.question import Question, analyse_question
-from qa.retrieval import SearchResult, evidence_for, search
+from qa.retrieval import SearchResult, evidence_for, measure_question, search
 from qa.types import ProviderAnswer, ProviderConfigurationError, ProviderError, RetrievedChunk
 from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN
 from verification.meaning import MeaningCheck
@@ -131,7 +132,7 @@ def answer_question(
     # The question is read once here; every later stage gets these values, not the text to re-read.
     question = analyse_question(text)
     searched = question if search_query == text else analyse_question(search_query)
-    calibration = Calibration.from_settings()
+    calibration = current_calibration()
 
     # Searched before anything is stored: with the dense index unreachable this raises
     # DenseIndexUnavailableError and leaves no conversation or answer behind.
@@ -156,7 +157,11 @@ def answer_question(
         _store_clarification(answer, list(decision.options), english=question.english)
     else:
         generated = _answer_with_provider(
-            answer, question, result, history=[(turn.question, turn.answer_text) for turn in turns[-3:]]
+            answer,
+            question,
+            result,
+            history=[(turn.question, turn.answer_text) for turn in turns[-3:]],
+            calibration=calibration,
         )
     answer.latency_ms = (time.perf_counter() - started) * 1000
     # One transaction, after the slow part: a database that fails here (a lock that
@@ -222,7 +227,12 @@ class _Generated:
 
 
 def _answer_with_provider(
-    answer: Answer, question: Question, result: SearchResult, *, history: list[tuple[str, str]]
+    answer: Answer,
+    question: Question,
+    result: SearchResult,
+    *,
+    history: list[tuple[str, str]],
+    calibration: Calibration,
 ) -> _Generated | None:
     """Fill ``answer`` from the provider and verification; None after a provider failure."""
     hits = result.hits
@@ -231,11 +241,11 @@ def _answer_with_provider(
         provider = get_provider()
         answer.provider, answer.model_name = provider.name, provider.model
         generated = provider.generate(question.text, hits, **options)
-        verdict = verify_answer(question, generated, hits)
+        verdict = verify_answer(question, generated, hits, calibration=calibration)
         if "low_grounding" in verdict.flags and provider.name != "extractive":
             # Conservative retry (second reference article): once, with a stricter prompt.
             retried = provider.generate(question.text, hits, strict=True, **options)
-            retried_verdict = verify_answer(question, retried, hits)
+            retried_verdict = verify_answer(question, retried, hits, calibration=calibration)
             if "low_grounding" not in retried_verdict.flags:
                 generated, verdict = retried, retried_verdict
             answer.usage["strict_retry"] = True
@@ -258,18 +268,26 @@ def _answer_with_provider(
     return _Generated(generated, verdict, hits)
 
 
-def verify_answer(question: Question | str, generated: ProviderAnswer, hits: list[RetrievedChunk]) -> Verdict:
+def verify_answer(
+    question: Question | str,
+    generated: ProviderAnswer,
+    hits: list[RetrievedChunk],
+    *,
+    calibration: Calibration | None = None,
+) -> Verdict:
     """The verdict the portal gives a provider answer (the evaluate command scores the same one).
 
-    ``question`` as analysed (a plain string is analysed here, for callers outside an answer).
+    ``question`` as analysed (a plain string is analysed here, for callers outside an answer);
+    the 高/中 retrieval thresholds come from ``calibration`` (the current one when None).
     """
     if isinstance(question, str):
         question = analyse_question(question)
+    calibration = calibration or current_calibration()
     return verify(
         blocks=generated.blocks,
         chunks=hits,
         top_similarity=max((h.similarity for h in hits), default=None),
-        thresholds=(settings.RAG_CONFIDENCE_HIGH, settings.RAG_CONFIDENCE_MEDIUM),
+        thresholds=(calibration.confident, calibration.medium),
         min_grounded_ratio=settings.RAG_MIN_GROUNDED_RATIO,
         abstained=generated.abstained,
         question=question.asked,
@@ -371,3 +389,39 @@ def feedback_record(*, answer: Answer, user, rating: int, reason: str = "", comm
         answer=answer, user=user, defaults={"rating": rating, "reason": reason, "comment": comment.strip()[:2000]}
     )
     return feedback
+
+
+def _live_version_ids() -> list[int]:
+    return list(Document.objects.filter(live_version__isnull=False).values_list("live_version_id", flat=True))
+
+
+def calibration_run() -> CorpusCalibration:
+    """Measure the live corpus (qa.calibration) and store its calibration, which becomes the current one.
+
+    Raises ValidationError when there is nothing to measure (no live document with headings).
+    """
+    version_ids = _live_version_ids()
+    headings = Chunk.objects.filter(version_id__in=version_ids).exclude(heading_path="")
+    questions = heading_questions(list(headings.values_list("heading_path", flat=True).distinct()))
+    if not questions:
+        raise ValidationError(_("校正に使える見出しのある文書がありません。"), code="empty")
+    on_topic = [Measured(q, *measure_question(q, version_ids)) for q in questions]
+    off_topic = [Measured(q, *measure_question(q, version_ids)) for q in OFF_TOPIC_QUESTIONS]
+    values = thresholds_from(on_topic, off_topic, Calibration.from_settings())
+    return CorpusCalibration.objects.create(
+        corpus_key=corpus_key(version_ids),
+        documents=len(version_ids),
+        values=values.to_dict(),
+        measurements={
+            "on_topic": [[m.question, m.top_chunk, m.best_sentence] for m in on_topic],
+            "off_topic": [[m.question, m.top_chunk, m.best_sentence] for m in off_topic],
+        },
+    )
+
+
+def current_calibration() -> Calibration:
+    """The newest stored calibration when it was measured on the corpus now live, else the settings' values."""
+    latest = CorpusCalibration.objects.first()
+    if latest is None or latest.corpus_key != corpus_key(_live_version_ids()):
+        return Calibration.from_settings()
+    return Calibration(**{**latest.values, "source": "corpus"})
