@@ -137,7 +137,8 @@ def decide(question: Question, evidence: Evidence, calibration: Calibration) -> 
     reasons: tuple[str, ...] = ()
     if off_topic is not None and evidence.generic and not evidence.subject_unknown and question.terms:
         # 「締め切りはいつ？」: only an aspect several documents have; ask which one, do not abstain.
-        off_topic, reasons = None, (off_topic, REASON_ASPECT_ONLY)
+        reasons = (off_topic, REASON_ASPECT_ONLY)
+        off_topic = None
     if off_topic is not None:
         return Decision(NOT_FOUND, (off_topic,))
     if evidence.one_document:
