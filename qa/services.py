@@ -1,11 +1,12 @@
 """The question workflow and feedback: the only code that writes answers.
 
-answer_question: follow-up aware search query → expansion + ACL retrieval →
-"not found" when nothing retrieved is close (off-topic) unless the question names
-only an aspect several documents have, a clarification when a short question
-names no document (neither calls the provider), or the provider
-→ verification (+ one strict retry when ungrounded) → Answer, Citation rows and
-the evidence snapshot.
+answer_question, one stage per line:
+
+1. analyse the question once (qa.question.analyse_question), with the previous turn folded in for a follow-up;
+2. expand and retrieve within what the user may read (qa.retrieval.search);
+3. decide: answer, ask back or not found (qa.decision.decide; the last two never call the provider);
+4. the provider writes a cited answer; verification checks it (+ one strict retry when ungrounded);
+5. store the Answer, its sources and Citation rows in one transaction.
 """
 
 from __future__ import annotations
@@ -23,17 +24,18 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from documents.embeddings import embed_passages
-from documents.models import Document
+from documents.models import Chunk, Document
 from documents.selectors import visible_documents
 from documents.sentence_vectors import vectors_for
-from qa.ambiguity import content_terms
-from qa.models import Answer, AnswerSource, Citation, Conversation, Feedback
+from qa.calibration import OFF_TOPIC_QUESTIONS, Measured, corpus_key, heading_questions, thresholds_from
+from qa.models import Answer, AnswerSource, Citation, Conversation, CorpusCalibration, Feedback
 from qa.providers import get_provider
 from qa.quote_context import stored_context
 from qa.selectors import conversation_turns
-from qa.retrieval import SearchResult, clarification_options, is_off_topic, search
+from qa.decision import ASK_BACK, NOT_FOUND, Calibration, decide
+from qa.question import Question, analyse_question
+from qa.retrieval import SearchResult, evidence_for, measure_question, search
 from qa.types import ProviderAnswer, ProviderConfigurationError, ProviderError, RetrievedChunk
-from ragportal.text import is_english
 from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN
 from verification.meaning import MeaningCheck
 from verification.flags import FLAG_NAMES
@@ -128,10 +130,14 @@ def answer_question(
     # As the user sees them now: a withheld answer's text never reaches the provider (nor the search).
     turns = conversation_turns(conversation, user) if conversation else []
     search_query = search_query_for(text, [(turn.question, turn.search_query) for turn in turns])
+    # The question is read once here; every later stage gets these values, not the text to re-read.
+    question = analyse_question(text)
+    searched = question if search_query == text else analyse_question(search_query)
+    calibration = current_calibration()
 
     # Searched before anything is stored: with the dense index unreachable this raises
     # DenseIndexUnavailableError and leaves no conversation or answer behind.
-    result = search(user=user, query=search_query, document_id=document.pk if document else None)
+    result = search(user=user, query=search_query, document_id=document.pk if document else None, question=searched)
     answer = Answer(
         user=user,
         question=text,
@@ -143,35 +149,20 @@ def answer_question(
         usage={"timings_ms": {k: round(v, 2) for k, v in result.timings.items()}},
     )
 
-    # Off-topic first: a question nothing answers is never asked back.
-    off_topic = is_off_topic(
-        search_query,
-        result.hits,
-        floor=settings.RAG_OFF_TOPIC_SIMILARITY,
-        confident=settings.RAG_CONFIDENCE_HIGH,
-        subject_unknown=result.subject_unknown,
-        english_floor=settings.RAG_OFF_TOPIC_SIMILARITY_EN,
-        expansions=result.added_keywords,
-    )
-    if off_topic and result.generic_question and not result.subject_unknown and content_terms(search_query):
-        # 「締め切りはいつ？」: no sentence is close because the question names only an aspect that
-        # several of the documents have; which one is meant is the question to ask, not "not found".
-        off_topic = False
-    options = (
-        []
-        if document is not None or off_topic
-        else clarification_options(
-            result.hits, gap=settings.RAG_CLARIFY_GAP, short=result.short_question, generic=result.generic_question
-        )
-    )
+    decision = decide(searched, evidence_for(searched, result, one_document=document is not None), calibration)
+    answer.usage["decision"] = decision.to_dict()
     generated: _Generated | None = None
-    if off_topic:
-        _store_abstention(answer, english=is_english(text))
-    elif options:
-        _store_clarification(answer, options, english=is_english(text))
+    if decision.outcome == NOT_FOUND:
+        _store_abstention(answer, english=question.english)
+    elif decision.outcome == ASK_BACK:
+        _store_clarification(answer, list(decision.options), english=question.english)
     else:
         generated = _answer_with_provider(
-            answer, text, result, history=[(turn.question, turn.answer_text) for turn in turns[-3:]]
+            answer,
+            question,
+            result,
+            history=[(turn.question, turn.answer_text) for turn in turns[-3:]],
+            calibration=calibration,
         )
     answer.latency_ms = (time.perf_counter() - started) * 1000
     # One transaction, after the slow part: a database that fails here (a lock that
@@ -180,7 +171,7 @@ def answer_question(
         if conversation is None:
             conversation = Conversation.objects.create(user=user, title=text[:60])
         answer.conversation = conversation
-        _save(answer, generated)
+        _save(answer, generated, result.hits)
         Conversation.objects.filter(pk=conversation.pk).update(title=conversation.title or text[:60])
         conversation.save(update_fields=["updated_at"])
     return answer
@@ -237,21 +228,25 @@ class _Generated:
 
 
 def _answer_with_provider(
-    answer: Answer, question: str, result: SearchResult, *, history: list[tuple[str, str]]
+    answer: Answer,
+    question: Question,
+    result: SearchResult,
+    *,
+    history: list[tuple[str, str]],
+    calibration: Calibration,
 ) -> _Generated | None:
     """Fill ``answer`` from the provider and verification; None after a provider failure."""
     hits = result.hits
+    options = {"expanded_terms": result.added_keywords, "history": history, "analysed": question}
     try:
         provider = get_provider()
         answer.provider, answer.model_name = provider.name, provider.model
-        generated = provider.generate(question, hits, expanded_terms=result.added_keywords, history=history)
-        verdict = verify_answer(question, generated, hits)
+        generated = provider.generate(question.text, hits, **options)
+        verdict = verify_answer(question, generated, hits, calibration=calibration)
         if "low_grounding" in verdict.flags and provider.name != "extractive":
             # Conservative retry (second reference article): once, with a stricter prompt.
-            retried = provider.generate(
-                question, hits, expanded_terms=result.added_keywords, strict=True, history=history
-            )
-            retried_verdict = verify_answer(question, retried, hits)
+            retried = provider.generate(question.text, hits, strict=True, **options)
+            retried_verdict = verify_answer(question, retried, hits, calibration=calibration)
             if "low_grounding" not in retried_verdict.flags:
                 generated, verdict = retried, retried_verdict
             answer.usage["strict_retry"] = True
@@ -274,16 +269,29 @@ def _answer_with_provider(
     return _Generated(generated, verdict, hits)
 
 
-def verify_answer(question: str, generated: ProviderAnswer, hits: list[RetrievedChunk]) -> Verdict:
-    """The verdict the portal gives a provider answer (the evaluate command scores the same one)."""
+def verify_answer(
+    question: Question | str,
+    generated: ProviderAnswer,
+    hits: list[RetrievedChunk],
+    *,
+    calibration: Calibration | None = None,
+) -> Verdict:
+    """The verdict the portal gives a provider answer (the evaluate command scores the same one).
+
+    ``question`` as analysed (a plain string is analysed here, for callers outside an answer);
+    the 高/中 retrieval thresholds come from ``calibration`` (the current one when None).
+    """
+    if isinstance(question, str):
+        question = analyse_question(question)
+    calibration = calibration or current_calibration()
     return verify(
         blocks=generated.blocks,
         chunks=hits,
         top_similarity=max((h.similarity for h in hits), default=None),
-        thresholds=(settings.RAG_CONFIDENCE_HIGH, settings.RAG_CONFIDENCE_MEDIUM),
+        thresholds=(calibration.confident, calibration.medium),
         min_grounded_ratio=settings.RAG_MIN_GROUNDED_RATIO,
         abstained=generated.abstained,
-        question=question,
+        question=question.asked,
         meaning=_meaning_check(hits),
     )
 
@@ -294,13 +302,9 @@ def _meaning_check(hits: list[RetrievedChunk]) -> MeaningCheck:
     return MeaningCheck(texts, lambda: vectors_for(texts, [h.sentence_vectors for h in hits]), embed_passages)
 
 
-def _sources(answer: Answer) -> list[AnswerSource]:
-    """One row per document the answer was built from: all retrieved ones, and the one asked about."""
-    documents = {
-        str(item["filename"]): item.get("document_id")
-        for item in answer.retrieved
-        if isinstance(item, dict) and item.get("filename")
-    }
+def _sources(answer: Answer, hits: list[RetrievedChunk]) -> list[AnswerSource]:
+    """One row per document the answer was built from: all retrieved ones (``hits``), and the one asked about."""
+    documents: dict[str, int | None] = {h.filename: h.document_id for h in hits if h.filename}
     if answer.restricted_document is not None:
         documents[answer.restricted_document.filename] = answer.restricted_document.pk
     ids = [pk for pk in documents.values() if pk is not None]
@@ -361,13 +365,13 @@ def _numbered_citations(pending: _Generated) -> tuple[list[dict], list[Citation]
 
 
 @transaction.atomic
-def _save(answer: Answer, pending: _Generated | None) -> None:
+def _save(answer: Answer, pending: _Generated | None, hits: list[RetrievedChunk]) -> None:
     """Store the answer (one insert), then its sources and numbered citations (one bulk insert each)."""
     rows: list[Citation] = []
     if pending is not None:
         answer.blocks, rows = _numbered_citations(pending)
     answer.save()
-    AnswerSource.objects.bulk_create(_sources(answer))
+    AnswerSource.objects.bulk_create(_sources(answer, hits))
     for row in rows:
         row.answer = answer
     Citation.objects.bulk_create(rows)
@@ -390,3 +394,39 @@ def feedback_record(*, answer: Answer, user: User, rating: int, reason: str = ""
         answer=answer, user=user, defaults={"rating": rating, "reason": reason, "comment": comment.strip()[:2000]}
     )
     return feedback
+
+
+def _live_version_ids() -> list[int]:
+    return list(Document.objects.filter(live_version__isnull=False).values_list("live_version_id", flat=True))
+
+
+def calibration_run() -> CorpusCalibration:
+    """Measure the live corpus (qa.calibration) and store its calibration, which becomes the current one.
+
+    Raises ValidationError when there is nothing to measure (no live document with headings).
+    """
+    version_ids = _live_version_ids()
+    headings = Chunk.objects.filter(version_id__in=version_ids).exclude(heading_path="")
+    questions = heading_questions(list(headings.values_list("heading_path", flat=True).distinct()))
+    if not questions:
+        raise ValidationError(_("校正に使える見出しのある文書がありません。"), code="empty")
+    on_topic = [Measured(q, *measure_question(q, version_ids)) for q in questions]
+    off_topic = [Measured(q, *measure_question(q, version_ids)) for q in OFF_TOPIC_QUESTIONS]
+    values = thresholds_from(on_topic, off_topic, Calibration.from_settings())
+    return CorpusCalibration.objects.create(
+        corpus_key=corpus_key(version_ids),
+        documents=len(version_ids),
+        values=values.to_dict(),
+        measurements={
+            "on_topic": [[m.question, m.top_chunk, m.best_sentence] for m in on_topic],
+            "off_topic": [[m.question, m.top_chunk, m.best_sentence] for m in off_topic],
+        },
+    )
+
+
+def current_calibration() -> Calibration:
+    """The newest stored calibration when it was measured on the corpus now live, else the settings' values."""
+    latest = CorpusCalibration.objects.first()
+    if latest is None or latest.corpus_key != corpus_key(_live_version_ids()):
+        return Calibration.from_settings()
+    return Calibration(**{**latest.values, "source": "corpus"})

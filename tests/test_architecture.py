@@ -1,5 +1,7 @@
 """The apps' import structure: documents/ stands alone, and no import cycle crosses apps.
 
+Also: the question is analysed once per answer (counted on one two-part question).
+
 Walks every import statement (module level and inside functions: a lazy import
 is still a dependency) of the project's packages, resolved to project modules.
 """
@@ -7,8 +9,12 @@ is still a dependency) of the project's packages, resolved to project modules.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import inspect
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from types import FrameType
 
 import pytest
 
@@ -27,6 +33,7 @@ PURE_VERIFICATION = (
     "verification.verdict",
     "verification.term_weights",
     "verification.meaning",
+    "verification.confidence",
 )
 
 
@@ -215,3 +222,55 @@ def test_no_function_is_longer_than_60_lines() -> None:
     long = {name for name, lines in LENGTHS.items() if lines > MAX_FUNCTION_LINES}
     assert sorted(long - LONG_FUNCTIONS_TO_SPLIT) == []
     assert sorted(LONG_FUNCTIONS_TO_SPLIT - long) == [], "split already: remove from LONG_FUNCTIONS_TO_SPLIT"
+
+
+# --- the question is analysed once per answer ---------------------------------------------
+
+TWO_PART = "在宅勤務は週何日までできて、手当は月いくらですか？"
+
+
+def _calls_during(action: Callable[[], object], functions: Sequence[Callable[..., object]]) -> Counter:
+    """How often each of ``functions`` runs during ``action``, whatever name it is imported under.
+
+    Counted by code object (a profiler hook), so a copy imported into another
+    module (``from verification.answer_fit import asked_types``) is counted too.
+    ``is_english`` counts only the calls on the question's own text.
+    """
+    codes = {inspect.unwrap(f).__code__: f.__name__ for f in functions}
+    counts: Counter = Counter()
+
+    def hook(frame: FrameType, event: str, _arg: object) -> None:
+        name = codes.get(frame.f_code) if event == "call" else None
+        if name and (name != "is_english" or frame.f_locals.get("text") == TWO_PART):
+            counts[name] += 1
+
+    sys.setprofile(hook)
+    try:
+        action()
+    finally:
+        sys.setprofile(None)
+    return counts
+
+
+@pytest.mark.django_db
+def test_the_question_is_analysed_once_per_answer(owner, employee) -> None:
+    from documents.services import document_ingest
+    from qa.models import Answer
+    from qa.question import analyse_question
+    from qa.services import answer_question
+    from ragportal.text import is_english
+    from verification import answer_fit
+
+    demo = ROOT / "documents" / "demo_corpus" / "remote_work.md"
+    document_ingest(owner=owner, filename=demo.name, data=demo.read_bytes())
+    analysis = [analyse_question, answer_fit.question_parts, answer_fit.asked_types, answer_fit.asked_units, is_english]
+
+    answered = _calls_during(lambda: answer_question(user=employee, text=TWO_PART), analysis)
+
+    assert Answer.objects.get().response_type == Answer.ResponseType.ANSWER
+    assert answered["analyse_question"] == 1
+    # Retrieval, the decision, the provider and the verifier read the analysis: no part of the
+    # question is classified again after it (one analysis of a two-part question makes these calls).
+    once = _calls_during(lambda: analyse_question(TWO_PART), analysis)
+    assert once["question_parts"] >= 2 and once["is_english"] == 1
+    assert answered == once

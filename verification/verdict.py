@@ -5,29 +5,29 @@ duck-typed (``qa.types.AnswerBlock``, ``Citation`` and ``RetrievedChunk`` fit).
 :func:`verify` combines
 
 1. retrieval strength (top dense similarity against the calibrated thresholds),
-2. citation presence (first reference article) on the answer text with, after
-   each block, the file names of the chunks it cites in parentheses,
+2. citation presence (first reference article): the sources the blocks cite (structured
+   citations) and the file names the answer text writes itself,
 3. the quote check (every citation against the chunk it claims),
 4. the grounding gate (second reference article),
 5. claim support per sentence (words, then meaning where the words are
    unsure and a :class:`~verification.meaning.MeaningCheck` is given), and
 6. the "not found" abstention.
 
-Confidence starts from retrieval, then the article's citation rules apply;
-a fabricated source or quote, or a failed gate, forces ``"low"``; an
-unsupported sentence costs one step. An abstention is ``"low"`` with the
+Confidence is decided by :mod:`verification.confidence` from retrieval, the
+article's citation rules and these findings; the level after each step is kept
+in ``Verdict.confidence_steps``. An abstention is ``"low"`` with the
 ``not_found`` flag and nothing else to warn about.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from ragportal.text import is_english
-from verification.answer_fit import DEFAULT_FIT_THRESHOLDS, AnswerFit, FitThresholds, answer_fit
-from verification.citations import adjust_confidence_by_citation, step_down, verify_citation_presence
+from verification.answer_fit import DEFAULT_FIT_THRESHOLDS, AnswerFit, AskedQuestion, FitThresholds, answer_fit
+from verification.citations import verify_citation_presence
+from verification.confidence import answer_confidence, retrieval_confidence
 from verification.flags import (
     REVIEW_FLAGS,
     VERIFIER_FLAG_NAMES,
@@ -125,10 +125,36 @@ class Verdict:
     fit: AnswerFit | None = None
     # The same warnings as (msgid, params), so a page can show them in the reader's language.
     warning_templates: list[dict[str, Any]] = field(default_factory=list)
+    # The level after each step of verification.confidence, as [step, level]: why this confidence.
+    confidence_steps: list[list[str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict (stored in ``Answer.verification``, returned by the API)."""
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Verdict:
+        """The verdict :meth:`to_dict` stored, read back: the one reader of a stored verdict.
+
+        Tolerant of rows stored by earlier versions (missing keys take their
+        defaults; malformed sentences and quote checks are left out); ``fit``
+        stays None (it is kept for reviewers as stored, not re-judged).
+        """
+        data = data or {}
+        return cls(
+            confidence=str(data.get("confidence") or "low"),
+            flags=[str(f) for f in data.get("flags") or []],
+            warnings=[str(w) for w in data.get("warnings") or [] if w],
+            needs_review=bool(data.get("needs_review")),
+            grounded_ratio=float(data.get("grounded_ratio", 1.0) or 0.0),
+            citation_presence=data.get("citation_presence"),
+            quote_checks=_read_rows(QuoteCheck, data.get("quote_checks")),
+            sentences=_read_rows(SentenceCheck, data.get("sentences")),
+            replaced_text=data.get("replaced_text") or None,
+            retrieval_confidence=str(data.get("retrieval_confidence") or "low"),
+            warning_templates=[t for t in data.get("warning_templates") or [] if isinstance(t, dict) and t.get("template")],
+            confidence_steps=[list(step) for step in data.get("confidence_steps") or []],
+        )
 
     @classmethod
     def _without_answer(cls, flags: list[str], *, retrieval: str = "low", needs_review: bool = False) -> Verdict:
@@ -161,18 +187,6 @@ class Verdict:
         return cls._without_answer(["provider_error"], retrieval=retrieval, needs_review=True)
 
 
-def retrieval_confidence(top_similarity: float | None, thresholds: tuple[float, float]) -> str:
-    """``"high"`` at or above ``thresholds[0]``, ``"medium"`` at or above ``thresholds[1]``, else ``"low"``."""
-    high, medium = thresholds
-    if top_similarity is None:
-        return "low"
-    if top_similarity >= high:
-        return "high"
-    if top_similarity >= medium:
-        return "medium"
-    return "low"
-
-
 def verify(
     *,
     blocks: Sequence[Any],
@@ -181,7 +195,7 @@ def verify(
     thresholds: tuple[float, float],
     min_grounded_ratio: float = DEFAULT_MIN_GROUNDED_RATIO,
     abstained: bool = False,
-    question: str | None = None,
+    question: str | AskedQuestion | None = None,
     fit_similarity: float | None = None,
     fit_thresholds: FitThresholds = DEFAULT_FIT_THRESHOLDS,
     meaning: MeaningCheck | None = None,
@@ -196,8 +210,11 @@ def verify(
     answer's fit to it is judged too (``fit_similarity``: question–answer cosine
     similarity, when the caller embedded both); a poor fit lowers confidence.
     ``meaning`` settles the sentences whose words leave support unsure (built
-    over the same ``chunks``); without it their words decide.
+    over the same ``chunks``); without it their words decide. ``question`` is
+    read as analysed (``qa.question.Question.asked``); a plain string is analysed here.
     """
+    if isinstance(question, str):
+        question = AskedQuestion.of(question)
     base = retrieval_confidence(top_similarity, thresholds)
     answer_text = "".join(block.text for block in blocks)
     if abstained or is_abstention(answer_text):
@@ -205,7 +222,7 @@ def verify(
 
     found = _Findings()
     quote_checks = _check_quotes(blocks, chunks)
-    presence = verify_citation_presence(_text_with_cited_names(blocks, chunks), _filenames(chunks))
+    presence = verify_citation_presence(answer_text, _filenames(chunks), cited=_cited_filenames(blocks, chunks))
     _judge_citations(found, presence, quote_checks)
 
     verified = {(q.block, q.citation) for q in quote_checks if q.verified}
@@ -213,7 +230,9 @@ def verify(
     if ratio < min_grounded_ratio:
         found.add("low_grounding", WARNING_LOW_GROUNDING, percent=round(ratio * 100))
 
-    sentences = _check_sentences(blocks, chunks, answer_text, question=question or "", meaning=meaning)
+    sentences = _check_sentences(
+        blocks, chunks, answer_text, question=question.text if question else "", meaning=meaning
+    )
     unsupported = sum(not s.supported for s in sentences)
     if unsupported:
         found.add("unsupported_claim", WARNING_UNSUPPORTED, count=unsupported)
@@ -228,17 +247,16 @@ def verify(
     if base == "low":
         found.add("low_retrieval", WARNING_LOW_RETRIEVAL)
 
-    confidence = adjust_confidence_by_citation(base, presence)
-    if found.flags & {"fabricated_source", "fabricated_quote", "low_grounding"}:
-        confidence = "low"
-    elif unsupported:
-        confidence = step_down(confidence)
-    if fit is not None and fit.failed:
-        # One failed signal costs a step; two or more mean the answer is probably beside the point.
-        confidence = "low" if len(fit.failed) > 1 else step_down(confidence)
-    if fit is not None and fit.terms is None and confidence == "high" and is_english(question or ""):
-        # Across languages the question's terms cannot be checked against the quotes: never "high".
-        confidence = "medium"
+    steps = answer_confidence(
+        top_similarity=top_similarity,
+        thresholds=thresholds,
+        citation_result=presence,
+        flags=found.flags,
+        unsupported=unsupported,
+        fit_failed=fit.failed if fit is not None else None,
+        terms_unchecked_across_languages=fit is not None and fit.terms is None and bool(question and question.english),
+    )
+    confidence = steps.level
     return Verdict(
         confidence=confidence,
         flags=sorted(found.flags),
@@ -252,6 +270,7 @@ def verify(
         retrieval_confidence=base,
         warning_templates=found.templates,
         fit=fit,
+        confidence_steps=[list(step) for step in steps.steps],
     )
 
 
@@ -261,6 +280,28 @@ def _cited_sections(blocks: Sequence[Any], chunks: Sequence[Any]) -> str:
     return "\n".join(
         str(getattr(chunks[i], "section", "") or "") for i in sorted(x for x in indexes if _chunk_at(chunks, x) is not None)
     )
+
+
+# What a stored row lacking a field meant before the field existed (a sentence without
+# ``supported`` was not marked).
+_ROW_DEFAULTS: dict[str, dict[str, Any]] = {
+    "SentenceCheck": {"text": "", "start": None, "end": None, "supported": True, "reason": ""},
+    "QuoteCheck": {"block": 0, "citation": 0, "chunk_index": None, "verified": False, "start": None, "end": None,
+                   "reason": ""},
+}
+
+
+def _read_rows(kind: type, rows: Any) -> list:
+    """``rows`` (stored dicts) as ``kind`` instances; a row that is not a dict is left out."""
+    names = {f.name for f in fields(kind)}
+    defaults = _ROW_DEFAULTS.get(kind.__name__, {})
+    out = []
+    for row in rows if isinstance(rows, list) else []:
+        try:
+            out.append(kind(**{**defaults, **{k: v for k, v in row.items() if k in names}}))
+        except (AttributeError, TypeError):
+            continue
+    return out
 
 
 @dataclass
@@ -306,19 +347,10 @@ def _filenames(chunks: Sequence[Any]) -> list[str]:
     return list(dict.fromkeys(chunk.filename for chunk in chunks))
 
 
-def _text_with_cited_names(blocks: Sequence[Any], chunks: Sequence[Any]) -> str:
-    """The answer with "(file, file)" after each block that cites chunks, as the article's answers read."""
-    parts: list[str] = []
-    for block in blocks:
-        parts.append(block.text)
-        names = [
-            chunk.filename
-            for chunk in (_chunk_at(chunks, c.chunk_index) for c in block.citations or ())
-            if chunk is not None
-        ]
-        if names:
-            parts.append("(" + ", ".join(dict.fromkeys(names)) + ")")
-    return "".join(parts)
+def _cited_filenames(blocks: Sequence[Any], chunks: Sequence[Any]) -> list[str]:
+    """The file names of the retrieved chunks the answer's citations point at (structured, never re-parsed)."""
+    cited = (_chunk_at(chunks, c.chunk_index) for block in blocks for c in block.citations or ())
+    return list(dict.fromkeys(chunk.filename for chunk in cited if chunk is not None))
 
 
 def _check_quotes(blocks: Sequence[Any], chunks: Sequence[Any]) -> list[QuoteCheck]:

@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from verification.citations import adjust_confidence_by_citation, verify_citation_presence
+from verification.citations import verify_citation_presence
+from verification.confidence import adjust_confidence_by_citation
 from verification.support import check_support
 from verification.verdict import verify
 

@@ -18,6 +18,7 @@ import anthropic
 
 from qa.providers.base import chunk_title, elapsed_ms, failure_message, is_abstention, quota_message, verified_citation
 from qa.providers.prompts import system_prompt
+from qa.question import Question
 from qa.types import (
     AnswerBlock,
     ProviderAnswer,
@@ -83,6 +84,7 @@ class AnthropicProvider:
         expanded_terms: Sequence[str] = (),
         strict: bool = False,
         history: Sequence[tuple[str, str]] = (),
+        analysed: Question | None = None,
     ) -> ProviderAnswer:
         """Ask Claude; map its text blocks and citations. Raises ProviderError on failure.
 

@@ -12,6 +12,7 @@ from typing import Protocol, runtime_checkable
 
 from django.utils.translation import gettext
 
+from qa.question import Question
 from qa.types import Citation, ProviderAnswer, RetrievedChunk
 from ragportal.text import is_english
 from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN
@@ -43,6 +44,9 @@ class Provider(Protocol):
     result indexes this list (None for a document that was never sent).
     ``strict`` asks for the conservative retry: quote only, answer briefly.
     ``history`` holds earlier (question, answer) turns of the conversation.
+    ``analysed`` is ``question`` as the answering service analysed it
+    (:func:`qa.question.analyse_question`); a provider that reads the question's
+    language or what it asks uses it instead of reading the text again.
     Failures raise ``qa.types.ProviderError``; "not in the documents" is an
     abstention (``abstained=True``), not an error.
     """
@@ -58,12 +62,13 @@ class Provider(Protocol):
         expanded_terms: Sequence[str] = (),
         strict: bool = False,
         history: Sequence[tuple[str, str]] = (),
+        analysed: Question | None = None,
     ) -> ProviderAnswer: ...
 
 
-def abstention_text(question: str) -> str:
-    """The exact "not found" sentence in the question's language."""
-    return ABSTAIN_EN if is_english(question) else ABSTAIN_JA
+def abstention_text(question: str, *, english: bool | None = None) -> str:
+    """The exact "not found" sentence in the question's language (``english``, read from ``question`` when None)."""
+    return ABSTAIN_EN if (is_english(question) if english is None else english) else ABSTAIN_JA
 
 
 def is_abstention(text: str) -> bool:

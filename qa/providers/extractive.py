@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 
 from documents.sentence_vectors import sentence_spans
 from qa.providers.base import abstention_text, elapsed_ms, sentence_separator
+from qa.question import Question, analyse_question
 from qa.types import AnswerBlock, Citation, ProviderAnswer, RetrievedChunk
-from ragportal.text import fold, is_english, spelled_out
+from ragportal.text import fold
 from verification.grounding import ENGLISH_LEAD_IN
 from verification.quantities import extract_quantities
 from verification.answer_fit import (
@@ -44,11 +45,9 @@ from verification.answer_fit import (
     NUMBER,
     QUANTITY,
     STEPS,
-    asked_types,
-    asked_units,
+    AskedPart,
     carries,
     carries_units,
-    question_parts,
 )
 
 DEFAULT_THRESHOLD = 0.2
@@ -284,8 +283,9 @@ class _Query:
     quantities: frozenset[tuple[float, str]] = frozenset()
 
     @classmethod
-    def over(cls, sentences: list[_Sentence], question: str, expanded_terms: Sequence[str]) -> _Query:
+    def over(cls, sentences: list[_Sentence], asked: AskedPart, expanded_terms: Sequence[str]) -> _Query:
         """Token weights times their rarity (inverse document frequency) among ``sentences``."""
+        question = asked.text
         doc_freq: dict[str, int] = {}
         for sentence in sentences:
             for token in sentence.tokens:
@@ -302,8 +302,8 @@ class _Query:
             total=sum(weights.values()),
             term_weights=[q for q in (weighted(tokens(term)) for term in expanded_terms) if q],
             matches=any(t in doc_freq for t in weights),
-            facts=asked_types(question),
-            units=asked_units(question),
+            facts=list(asked.types),
+            units=list(asked.units),
             asks_revision=bool(_ASKS_REVISION.search(fold(question))),
             quantities=_stated(question),
         )
@@ -349,34 +349,44 @@ class ExtractiveProvider:
         expanded_terms: Sequence[str] = (),
         strict: bool = False,
         history: Sequence[tuple[str, str]] = (),
+        analysed: Question | None = None,
     ) -> ProviderAnswer:
-        """Quote 1–3 sentences that answer ``question`` (1 when ``strict``), or abstain."""
+        """Quote 1–3 sentences that answer ``question`` (1 when ``strict``), or abstain.
+
+        ``analysed`` (``question`` as analysed once by the answering service) is read
+        for what the question asks; without it the question is analysed here.
+        """
         started = time.perf_counter()
-        question = spelled_out(question)
-        candidates = self._rank(question, chunks, expanded_terms)
+        analysed = analysed or analyse_question(question)
+        question, english = analysed.spelled, analysed.english
+        candidates = self._rank(analysed.whole, chunks, expanded_terms, english=english)
         limit = STRICT_MAX_SENTENCES if strict else self.max_sentences
         threshold, documents = self._threshold_for(chunks), [c.filename for c in chunks]
-        chosen = self._choose(candidates, limit, question, threshold=threshold, documents=documents)
+        chosen = self._choose(
+            candidates, limit, analysed.whole, english=english, threshold=threshold, documents=documents
+        )
         table = _asked_table(question, candidates, chunks) if chosen and not strict else None
         if table is not None:
             # 「付与日数は勤続年数でどう増えますか？」: the whole table answers, not one row of it,
             # after the sentence that introduces it (「…次の日数が付与されます」).
             lead = _previous_in_chunk(candidates, table)
             chosen = [lead, table] if lead is not None and _INTRODUCES_TABLE.search(lead.text) else [table]
-        parts = question_parts(question)
-        if table is None and len(parts) > 1 and not strict:
+        if table is None and analysed.two_part and not strict:
             # A two-part question gets each part's answer: 「試用期間の長さと給料日」 → 3ヶ月, then 25日.
-            chosen = self._answer_parts(parts, chunks, expanded_terms, threshold=threshold, documents=documents) or chosen
+            chosen = (
+                self._answer_parts(analysed.parts, chunks, expanded_terms, threshold=threshold, documents=documents)
+                or chosen
+            )
         if not chosen:
             return ProviderAnswer(
-                blocks=[AnswerBlock(text=abstention_text(question))],
+                blocks=[AnswerBlock(text=abstention_text(question, english=english))],
                 provider=self.name,
                 model=self.model,
                 abstained=True,
                 latency_ms=elapsed_ms(started),
             )
         # An English question gets the Japanese quotes under an English lead-in.
-        blocks = [AnswerBlock(text=ENGLISH_LEAD_IN + "\n")] if is_english(question) else []
+        blocks = [AnswerBlock(text=ENGLISH_LEAD_IN + "\n")] if english else []
         for position, cand in enumerate(chosen):
             following = chosen[position + 1].shown if position + 1 < len(chosen) else None
             # A table starts on its own line, so it renders as a table after the sentence introducing it.
@@ -402,7 +412,7 @@ class ExtractiveProvider:
 
     def _answer_parts(
         self,
-        parts: list[str],
+        parts: Sequence[AskedPart],
         chunks: Sequence[RetrievedChunk],
         expanded_terms: Sequence[str],
         *,
@@ -415,11 +425,12 @@ class ExtractiveProvider:
         """
         chosen: list[_Candidate] = []
         for part in parts:
-            candidates = self._rank(part, chunks, expanded_terms)
-            picked = self._choose(candidates, 2, part, threshold=threshold, documents=documents)
+            # Only a Japanese question is split into parts.
+            candidates = self._rank(part, chunks, expanded_terms, english=False)
+            picked = self._choose(candidates, 2, part, english=False, threshold=threshold, documents=documents)
             if not picked:
                 return []
-            best, facts, units = candidates[0], asked_types(part), asked_units(part)
+            best, facts, units = candidates[0], list(part.types), list(part.units)
             # The best sentence, and a sentence carrying the asked fact when the best lacks it;
             # never a neighbour quoted only for context (the other part may be what it restates).
             picked = [best] + [
@@ -431,13 +442,15 @@ class ExtractiveProvider:
 
     # -- scoring -----------------------------------------------------------------
 
-    def _rank(self, question: str, chunks: Sequence[RetrievedChunk], expanded_terms: Sequence[str]) -> list[_Candidate]:
+    def _rank(
+        self, asked: AskedPart, chunks: Sequence[RetrievedChunk], expanded_terms: Sequence[str], *, english: bool
+    ) -> list[_Candidate]:
         """All sentences of all chunks, scored, best first (ties: chunk rank, position)."""
-        meanings = _meanings(question, chunks) if self.meaning and chunks else None
+        meanings = _meanings(asked.text, chunks) if self.meaning and chunks else None
         sentences, contexts = _sentences(chunks, meanings)
         if not sentences:
             return []
-        query = _Query.over(sentences, question, expanded_terms)
+        query = _Query.over(sentences, asked, expanded_terms)
         best_score = max((c.score for c in chunks), default=0.0)
         relevance = [
             (c.score / best_score) if best_score > 0 else 1.0 / (1 + i) for i, c in enumerate(chunks)
@@ -445,7 +458,7 @@ class ExtractiveProvider:
         # Across languages similarities are compressed into a narrow band: an English
         # question's sentences are scaled against its own best one instead.
         top = max((s.meaning for s in sentences), default=0.0)
-        scale = (top - self.cross_lingual_band, top) if is_english(question) else None
+        scale = (top - self.cross_lingual_band, top) if english else None
         candidates = [
             self._score(s, query, context=contexts[s.chunk_index], relevance=relevance[s.chunk_index], scale=scale)
             for s in sentences
@@ -535,8 +548,9 @@ class ExtractiveProvider:
         self,
         candidates: list[_Candidate],
         limit: int,
-        question: str,
+        part: AskedPart,
         *,
+        english: bool,
         threshold: float | None = None,
         documents: Sequence[str] = (),
     ) -> list[_Candidate]:
@@ -548,7 +562,7 @@ class ExtractiveProvider:
         ``limit`` sentences, no sentence twice.
         """
         threshold = self.threshold if threshold is None else threshold
-        english = is_english(question)
+        question = part.text
         # The top sentence may fail the bar while one scored almost as high is close to the
         # question in meaning (a paraphrase: 「有休を使わずにいると…」 ranks a retention-table
         # row first, the 有効期限 sentence a hair lower); that one answers rather than nothing.
@@ -573,7 +587,7 @@ class ExtractiveProvider:
             return []
         # 「駐車場は何台分？」: a count of a thing (台, 桁, 文字…) that no answering sentence states
         # is something the documents do not say; a sentence merely about 駐車場 is no answer.
-        facts, units = asked_types(question), asked_units(question)
+        facts, units = list(part.types), list(part.units)
         counters = [u for u in units if any(x.startswith(COUNTER_PREFIX) for x in u)]
         if counters:
             stating = [c for c in candidates if self._passes(c, threshold, english=english)]

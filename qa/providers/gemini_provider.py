@@ -34,6 +34,7 @@ from qa.providers.base import (
     verified_citation,
 )
 from qa.providers.prompts import GEMINI_FORMAT_RULES, system_prompt
+from qa.question import Question
 from qa.types import (
     AnswerBlock,
     Citation,
@@ -163,6 +164,7 @@ class GeminiProvider:
         expanded_terms: Sequence[str] = (),
         strict: bool = False,
         history: Sequence[tuple[str, str]] = (),
+        analysed: Question | None = None,
     ) -> ProviderAnswer:
         """Ask Gemini for cited sentences; locate every quote. Raises ProviderError on failure."""
         started = time.perf_counter()

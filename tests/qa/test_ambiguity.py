@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qa.ambiguity import GENERIC_TERM_DOCUMENTS, content_terms, is_facet, is_generic, question_length
-from qa.retrieval import clarification_options
+from qa.decision import clarification_options
 from qa.types import RetrievedChunk
 
 # Folded texts of the documents retrieval considered, by document id: 上限 appears in four.

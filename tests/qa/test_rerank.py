@@ -8,7 +8,7 @@ import pytest
 from documents.keyword_index import in_memory_fts5
 from documents.segmentation import tokens
 from qa.fusion import Candidate
-from qa.retrieval import clarification_options
+from qa.decision import clarification_options
 from qa.types import RetrievedChunk
 from qa.rerank import features, rerank
 

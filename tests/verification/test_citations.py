@@ -11,10 +11,10 @@ from verification.citations import (
     WARNING_FABRICATED,
     WARNING_NONE,
     WARNING_WEAK,
-    adjust_confidence_by_citation,
     file_names_in,
     verify_citation_presence,
 )
+from verification.confidence import adjust_confidence_by_citation
 
 SOURCES = ["attendance.md"]
 FABRICATED_WARNING = WARNING_FABRICATED.format(names="company_policy.md")

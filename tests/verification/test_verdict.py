@@ -270,3 +270,20 @@ def test_property_japanese_around_a_file_name_never_changes_the_citation_verdict
     assert "fabricated_source" in fabricated.flags
     assert fabricated.confidence == "low"
     assert fabricated.needs_review
+
+
+def test_a_stored_verdict_reads_back_as_the_same_verdict() -> None:
+    verdict = run([cited("有給休暇は入社6ヶ月後に10日付与されます。退職時には残りの30日分を45,000円で買い取ります。")])
+    stored = json.loads(json.dumps(verdict.to_dict()))
+    again = Verdict.from_dict(stored)
+    assert again.to_dict() == {**stored, "fit": None}
+    assert [s.supported for s in again.sentences] == [True, False]  # the mark a reader sees
+    assert again.confidence_steps[-1] == ["checks", again.confidence]
+
+
+def test_a_verdict_stored_before_some_fields_existed_still_reads() -> None:
+    old = {"confidence": "medium", "flags": ["weak_citation"], "sentences": [{"text": "…", "start": 0, "end": 1}]}
+    verdict = Verdict.from_dict(old)
+    assert (verdict.confidence, verdict.flags, verdict.warning_templates) == ("medium", ["weak_citation"], [])
+    assert verdict.sentences[0].supported  # a sentence stored without a mark is not marked
+    assert Verdict.from_dict(None).confidence == "low"

@@ -1,0 +1,234 @@
+"""What to do with a question once its hits are in: answer, ask back, or say "not found". One place.
+
+Pure Python, no Django, no I/O: :func:`decide` reads the analysed question
+(:class:`qa.question.Question`), what retrieval found (:class:`Evidence`) and
+the corpus's :class:`Calibration`, and returns a :class:`Decision` naming the
+rules that produced it, so "why was this asked back?" has a one-line answer.
+
+The rules, in the order they are tried:
+
+1. Off-topic (→ not found) when nothing retrieved is close to the question:
+   ``REASON_NO_HITS`` (nothing the user may read), ``REASON_ENGLISH_UNKNOWN_SUBJECT``, ``REASON_ENGLISH_NAMES_NOTHING`` (an
+   English question: no glossary or document word, and its best chunk below
+   the English floor), ``REASON_UNKNOWN_SUBJECT`` (a Japanese question whose
+   subject is in nothing the user may read, and no sentence confidently close),
+   ``REASON_NO_CLOSE_SENTENCE`` (no chunk confidently close and no sentence
+   above the floor). ``REASON_ASPECT_ONLY`` overrides them for a question
+   whose words single out no document and whose subject is not unknown
+   (「締め切りはいつ？」): which document is meant is the question to ask.
+2. Ask back (→ ask back) a short question over several documents:
+   ``REASON_GENERIC`` (its words single out none) or ``REASON_TIED`` (their best
+   scores within the clarify gap). Never when the user chose one document.
+3. Otherwise ``REASON_ON_TOPIC`` → answer (the provider writes it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from qa.types import RetrievedChunk
+
+if TYPE_CHECKING:
+    from qa.question import Question
+
+ANSWER = "answer"
+ASK_BACK = "ask_back"
+NOT_FOUND = "not_found"
+
+REASON_NO_HITS = "no_hits"
+REASON_ENGLISH_UNKNOWN_SUBJECT = "english_unknown_subject"
+REASON_ENGLISH_NAMES_NOTHING = "english_names_nothing"
+REASON_UNKNOWN_SUBJECT = "unknown_subject"
+REASON_NO_CLOSE_SENTENCE = "no_close_sentence"
+REASON_ASPECT_ONLY = "aspect_only"
+REASON_GENERIC = "generic"
+REASON_TIED = "tied"
+REASON_ONE_DOCUMENT = "one_document"
+REASON_ON_TOPIC = "on_topic"
+
+MAX_OPTIONS = 4
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The thresholds :func:`decide` and the confidence steps use.
+
+    ``off_topic_floor``: question–sentence similarity below which a Japanese
+    question is off-topic (0 turns the off-topic rules off); ``english_floor``:
+    the same for an English question's best chunk; ``confident``: a chunk this
+    similar keeps the question on topic (and is the 高 retrieval threshold);
+    ``medium``: the 中 retrieval threshold; ``clarify_gap``: relative score gap
+    within which two documents tie. ``source`` says where the values came from.
+    """
+
+    off_topic_floor: float
+    english_floor: float
+    confident: float
+    medium: float
+    clarify_gap: float
+    source: str = "settings"
+
+    @classmethod
+    def from_settings(cls) -> Calibration:
+        """The values configured in settings (RAG_OFF_TOPIC_SIMILARITY, ...)."""
+        from django.conf import settings
+
+        return cls(
+            off_topic_floor=settings.RAG_OFF_TOPIC_SIMILARITY,
+            english_floor=settings.RAG_OFF_TOPIC_SIMILARITY_EN,
+            confident=settings.RAG_CONFIDENCE_HIGH,
+            medium=settings.RAG_CONFIDENCE_MEDIUM,
+            clarify_gap=settings.RAG_CLARIFY_GAP,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "off_topic_floor": self.off_topic_floor,
+            "english_floor": self.english_floor,
+            "confident": self.confident,
+            "medium": self.medium,
+            "clarify_gap": self.clarify_gap,
+            "source": self.source,
+        }
+
+
+def _no_sentences() -> float:
+    return 0.0
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What retrieval found, as :func:`decide` reads it.
+
+    ``best_sentence`` gives the highest question–sentence similarity among the
+    hits' sentences; it is called only when a rule needs it (it may embed the
+    question). ``names_something``: an English question names a word the
+    glossary or the hits use (``qa.retrieval.names_something_retrieved``).
+    """
+
+    hits: Sequence[RetrievedChunk]
+    subject_unknown: bool = False
+    generic: bool = False
+    one_document: bool = False
+    names_something: bool = False
+    best_sentence: Callable[[], float] = field(default=_no_sentences, compare=False)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The outcome (:data:`ANSWER`, :data:`ASK_BACK`, :data:`NOT_FOUND`) and the rules that produced it.
+
+    ``options``: for an ask-back, one hit per document to offer, best first.
+    """
+
+    outcome: str
+    reasons: tuple[str, ...]
+    options: tuple[RetrievedChunk, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"outcome": self.outcome, "reasons": list(self.reasons)}
+
+
+def decide(question: Question, evidence: Evidence, calibration: Calibration) -> Decision:
+    """Answer, ask back or not found for ``question`` given ``evidence`` (see the module docstring)."""
+    off_topic = off_topic_reason(question, evidence, calibration)
+    reasons: tuple[str, ...] = ()
+    if off_topic is not None and evidence.generic and not evidence.subject_unknown and question.terms:
+        # 「締め切りはいつ？」: only an aspect several documents have; ask which one, do not abstain.
+        reasons = (off_topic, REASON_ASPECT_ONLY)
+        off_topic = None
+    if off_topic is not None:
+        return Decision(NOT_FOUND, (off_topic,))
+    if evidence.one_document:
+        return Decision(ANSWER, (*reasons, REASON_ONE_DOCUMENT))
+    options, why = ask_back_options(
+        evidence.hits, gap=calibration.clarify_gap, short=question.short, generic=evidence.generic
+    )
+    if options:
+        return Decision(ASK_BACK, (*reasons, why), tuple(options))
+    return Decision(ANSWER, (*reasons, REASON_ON_TOPIC))
+
+
+def off_topic_reason(question: Question, evidence: Evidence, calibration: Calibration) -> str | None:
+    """The rule that makes ``question`` off-topic, or None when it is on topic.
+
+    Near enough: a hit's dense similarity (its chunk, embedded under its title
+    and section) at least ``confident``, or a sentence of a hit at least
+    ``off_topic_floor`` similar to the question. Sentences tell off-topic
+    questions apart better than whole chunks, but a sentence lacks its heading,
+    so a confidently retrieved chunk keeps the question on topic. An English
+    question is not judged by sentence similarity (across languages the same
+    meaning scores lower): it is off-topic when its subject is unknown, or when
+    it names nothing the glossary or the hits name and its best chunk is below
+    ``english_floor``.
+    """
+    if not evidence.hits:
+        return REASON_NO_HITS
+    if calibration.off_topic_floor <= 0:
+        return None
+    top_chunk = max(h.similarity for h in evidence.hits)
+    if question.english:
+        if evidence.subject_unknown:
+            return REASON_ENGLISH_UNKNOWN_SUBJECT
+        if not evidence.names_something and top_chunk < calibration.english_floor:
+            return REASON_ENGLISH_NAMES_NOTHING
+        return None
+    best_sentence = evidence.best_sentence()
+    if best_sentence < calibration.confident and evidence.subject_unknown:
+        return REASON_UNKNOWN_SUBJECT
+    if top_chunk >= calibration.confident:
+        return None
+    return REASON_NO_CLOSE_SENTENCE if best_sentence < calibration.off_topic_floor else None
+
+
+def ask_back_options(
+    hits: Sequence[RetrievedChunk],
+    *,
+    gap: float,
+    short: bool = True,
+    generic: bool = False,
+    max_options: int = MAX_OPTIONS,
+) -> tuple[list[RetrievedChunk], str]:
+    """The documents to offer when the question does not say which one it means, and the rule; ([], "") if none.
+
+    Only a ``short`` question is asked back (a longer one says enough; when its
+    top documents tie, either answers it), and then in two cases. ``generic``
+    (its words single out no document, :func:`qa.ambiguity.is_generic`): every
+    document among the hits is an option (``REASON_GENERIC``). Or the best hit
+    of another document scores within ``gap`` (relative) of the top hit: the
+    tied documents are the options (``REASON_TIED``). One option per document
+    (its first hit, the one shown), best first, at most ``max_options``; never
+    a single option.
+    """
+    if not short or len(hits) < 2:
+        return [], ""
+    # Per document: its first hit (the one shown) and its best score. The
+    # re-ranker may put a document's lower-scored chunk first.
+    first: dict[int, RetrievedChunk] = {}
+    best: dict[int, float] = {}
+    for h in hits:
+        first.setdefault(h.document_id, h)
+        best[h.document_id] = max(best.get(h.document_id, h.score), h.score)
+    top = max(best.values())
+    if generic:
+        options, why = list(first.values()), REASON_GENERIC
+    elif gap > 0 and top > 0:
+        options, why = [h for doc, h in first.items() if (top - best[doc]) / top < gap], REASON_TIED
+    else:
+        return [], ""
+    options.sort(key=lambda h: -best[h.document_id])
+    return (options[:max_options], why) if len(options) > 1 else ([], "")
+
+
+def clarification_options(
+    hits: Sequence[RetrievedChunk],
+    *,
+    gap: float,
+    short: bool = True,
+    generic: bool = False,
+    max_options: int = MAX_OPTIONS,
+) -> list[RetrievedChunk]:
+    """:func:`ask_back_options` without the rule's name."""
+    return ask_back_options(hits, gap=gap, short=short, generic=generic, max_options=max_options)[0]

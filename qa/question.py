@@ -1,0 +1,92 @@
+"""The question, analysed once: what every later stage of an answer reads instead of the raw text.
+
+Pure Python, no Django. :func:`analyse_question` runs at the start of
+``qa.services.answer_question`` and its :class:`Question` is handed to
+retrieval, to :func:`qa.decision.decide`, to the provider and to the verifier;
+none of them reads the question's language, parts or asked types again.
+
+Where the rules live (each kind once):
+
+- language: ``ragportal.text.is_english``;
+- what a question asks for (answer types, units, two-part questions):
+  ``verification.answer_fit``, whose side of the fit is the question's;
+- content terms, aspect words (FACETS), question length: ``qa.ambiguity``;
+- the subject before は: :data:`SUBJECT` and :data:`SUBJECT_WORD` here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from qa.ambiguity import content_terms, is_facet, is_short
+from ragportal.text import fold, is_english, spelled_out
+from verification.answer_fit import AskedPart, AskedQuestion, own_parts, question_parts
+
+# The subject of a question: the words before its first topic particle (「本社の駐車場は…」).
+# A later clause's subject counts too (「評価に納得できないとき、異議申し立ては…」).
+SUBJECT = re.compile(r"(?:^|、)([^、。?？]{2,24}?)(?:は|って|とは)")
+SUBJECT_WORD = re.compile(r"[\u3400-\u9fff\u30a0-\u30ffー]{2,}|[a-z][a-z0-9-]+")
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question as analysed once (see :func:`analyse_question`).
+
+    - ``text``: as asked; ``spelled``: with spoken durations as documents write
+      them (「2年半」 → 「2年6ヶ月」), the form the provider matches sentences against.
+    - ``english``: written in English (no kana or kanji).
+    - ``whole``: what the whole question asks for; ``parts``: a two-part question's
+      parts, each standing alone (what retrieval searches and the provider answers
+      part by part), ``(whole,)`` for one question.
+    - ``asked``: the parts in their own words, as the verifier judges an answer.
+    - ``terms``: content terms; ``subject_terms``: the words of the subject before
+      は (empty when there is none); ``aspect_words``: the terms that name only an
+      aspect of a policy (申請, 期限, 上限…).
+    - ``short``: too short to settle a tie between documents.
+    - ``readings``: other spellings of the question's words (kana readings), when known.
+    """
+
+    text: str
+    spelled: str
+    english: bool
+    whole: AskedPart
+    parts: tuple[AskedPart, ...]
+    asked: AskedQuestion
+    terms: tuple[str, ...]
+    subject_terms: tuple[str, ...]
+    aspect_words: tuple[str, ...]
+    short: bool
+    readings: tuple[str, ...] = ()
+
+    @property
+    def two_part(self) -> bool:
+        return len(self.parts) > 1
+
+
+def analyse_question(text: str) -> Question:
+    """Everything the answer path needs to know about ``text``, read once."""
+    spelled = spelled_out(text)
+    whole = AskedPart.of(spelled)
+    english = is_english(text)
+    # Spelling out durations changes no letter's script: the language of ``spelled`` is ``text``'s.
+    parts = question_parts(spelled, english=english)
+    terms = tuple(content_terms(text))
+    return Question(
+        text=text,
+        spelled=spelled,
+        english=english,
+        whole=whole,
+        parts=(whole,) if len(parts) == 1 else tuple(AskedPart.of(part) for part in parts),
+        asked=AskedQuestion(text, english, own_parts(text, english=english)),
+        terms=terms,
+        subject_terms=subject_words(text),
+        aspect_words=tuple(term for term in terms if is_facet(term)),
+        short=is_short(text),
+    )
+
+
+def subject_words(text: str) -> tuple[str, ...]:
+    """The words of ``text``'s subject, before its first topic particle; () without one."""
+    match = SUBJECT.search(fold(text))
+    return tuple(SUBJECT_WORD.findall(match.group(1))) if match else ()

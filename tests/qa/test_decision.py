@@ -1,0 +1,107 @@
+"""decide(): answer, ask back or not found, each with the rule that produced it (qa.decision).
+
+One row per rule: what the employee gets (an answer, 「どの文書についての質問ですか？」, or
+"not found") and the named reason a reviewer reads in the answer's usage.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from qa.decision import (
+    ANSWER,
+    ASK_BACK,
+    NOT_FOUND,
+    REASON_ASPECT_ONLY,
+    REASON_ENGLISH_NAMES_NOTHING,
+    REASON_ENGLISH_UNKNOWN_SUBJECT,
+    REASON_GENERIC,
+    REASON_NO_CLOSE_SENTENCE,
+    REASON_NO_HITS,
+    REASON_ON_TOPIC,
+    REASON_ONE_DOCUMENT,
+    REASON_TIED,
+    REASON_UNKNOWN_SUBJECT,
+    Calibration,
+    Evidence,
+    decide,
+)
+from qa.question import analyse_question
+from qa.types import RetrievedChunk
+
+CALIBRATION = Calibration(off_topic_floor=0.84, english_floor=0.81, confident=0.88, medium=0.83, clarify_gap=0.03)
+
+
+def _hit(document_id: int, similarity: float, score: float = 0.5) -> RetrievedChunk:
+    return RetrievedChunk(
+        chunk_id=document_id * 10,
+        document_id=document_id,
+        version_id=document_id,
+        filename=f"doc{document_id}.md",
+        section="",
+        text="申請は支払日から1ヶ月以内に行います。",
+        score=score,
+        similarity=similarity,
+    )
+
+
+CLOSE = [_hit(1, 0.90, 0.9), _hit(2, 0.80, 0.5)]  # one document clearly ahead, its chunk confidently close
+LOOSE = [_hit(1, 0.82, 0.9), _hit(2, 0.80, 0.5)]  # no chunk confidently close
+TIED = [_hit(1, 0.90, 0.90), _hit(2, 0.89, 0.895)]  # two documents within the clarify gap
+
+LONG_JA = "経費精算の申請は支払日から何日以内に行えばよいですか？"
+SHORT_JA = "申請の期限は？"
+EN = "How long do I have to submit an expense claim?"
+
+CASES = [
+    # (question, hits, evidence flags, best sentence similarity, outcome, reasons)
+    (LONG_JA, [], {}, 0.0, NOT_FOUND, (REASON_NO_HITS,)),
+    (LONG_JA, CLOSE, {}, 0.70, ANSWER, (REASON_ON_TOPIC,)),  # a confident chunk keeps it on topic
+    (LONG_JA, LOOSE, {}, 0.86, ANSWER, (REASON_ON_TOPIC,)),  # a close sentence does too
+    (LONG_JA, LOOSE, {}, 0.80, NOT_FOUND, (REASON_NO_CLOSE_SENTENCE,)),
+    (LONG_JA, CLOSE, {"subject_unknown": True}, 0.86, NOT_FOUND, (REASON_UNKNOWN_SUBJECT,)),
+    (LONG_JA, CLOSE, {"subject_unknown": True}, 0.90, ANSWER, (REASON_ON_TOPIC,)),  # a sentence says it after all
+    (EN, LOOSE, {}, 0.0, ANSWER, (REASON_ON_TOPIC,)),  # its best chunk reaches the English floor
+    (EN, [_hit(1, 0.79)], {}, 0.0, NOT_FOUND, (REASON_ENGLISH_NAMES_NOTHING,)),
+    (EN, [_hit(1, 0.79)], {"names_something": True}, 0.0, ANSWER, (REASON_ON_TOPIC,)),
+    (EN, CLOSE, {"subject_unknown": True}, 0.0, NOT_FOUND, (REASON_ENGLISH_UNKNOWN_SUBJECT,)),
+    (SHORT_JA, TIED, {}, 0.90, ASK_BACK, (REASON_TIED,)),
+    (LONG_JA, TIED, {}, 0.90, ANSWER, (REASON_ON_TOPIC,)),  # a long question says enough: either answers it
+    (SHORT_JA, CLOSE, {"generic": True}, 0.90, ASK_BACK, (REASON_GENERIC,)),
+    (
+        SHORT_JA,
+        LOOSE,
+        {"generic": True},
+        0.50,
+        ASK_BACK,
+        (REASON_NO_CLOSE_SENTENCE, REASON_ASPECT_ONLY, REASON_GENERIC),
+    ),
+    (SHORT_JA, TIED, {"one_document": True}, 0.90, ANSWER, (REASON_ONE_DOCUMENT,)),
+]
+
+
+@pytest.mark.parametrize(("text", "hits", "flags", "sentence", "outcome", "reasons"), CASES)
+def test_each_rule_gives_its_outcome_and_names_itself(
+    text: str, hits: list[RetrievedChunk], flags: dict, sentence: float, outcome: str, reasons: tuple[str, ...]
+) -> None:
+    decision = decide(analyse_question(text), Evidence(hits=hits, best_sentence=lambda: sentence, **flags), CALIBRATION)
+    assert (decision.outcome, decision.reasons) == (outcome, reasons)
+    assert bool(decision.options) is (outcome == ASK_BACK)
+
+
+def test_the_documents_offered_are_one_per_document_best_first() -> None:
+    decision = decide(analyse_question(SHORT_JA), Evidence(hits=[*TIED, _hit(1, 0.8, 0.1)]), CALIBRATION)
+    assert [h.document_id for h in decision.options] == [1, 2]
+
+
+def test_a_floor_of_zero_turns_the_off_topic_rules_off() -> None:
+    off = Calibration(off_topic_floor=0.0, english_floor=0.0, confident=0.88, medium=0.83, clarify_gap=0.03)
+    decision = decide(analyse_question(LONG_JA), Evidence(hits=LOOSE, subject_unknown=True), off)
+    assert decision.outcome == ANSWER
+
+
+def test_the_sentence_similarity_is_measured_only_when_a_rule_needs_it() -> None:
+    def never() -> float:
+        raise AssertionError("an English question is not judged by sentence similarity")
+
+    assert decide(analyse_question(EN), Evidence(hits=CLOSE, best_sentence=never), CALIBRATION).outcome == ANSWER
