@@ -241,6 +241,9 @@ def _parse_text_kind(kind: str, data: bytes, *, max_chars: int | None) -> Parsed
     elif kind == "md":
         page = markdown_page(raw)  # front matter and shortcodes are not the page's text
         text = markdown_without_html(page.text)  # a <table> is indexed as the pipe table it stands for
+        if not text.strip() and page.title:
+            # Front matter only: the page shows its title and nothing else (documents.body_text warns).
+            text = f"# {single_line(page.title)}\n"
         headings, title = _markdown_headings(text), page.title
     else:
         text, headings = raw, _plain_text_headings(raw)
