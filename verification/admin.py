@@ -45,6 +45,7 @@ from verification.evidence import answer_evidence
 from verification.export import answers_csv_response
 from verification.overview import overview_context
 from verification.queue import queue_assign, queue_set_status, review_queue
+from verification.review.teaching_admin import TeachingViews
 
 
 class EvidenceInline(ReadOnlyInline):
@@ -134,7 +135,7 @@ class FeedbackInline(EvidenceInline):
 
 
 @admin.register(Answer)
-class ReviewQueueAdmin(OfferedFiltersOnly, admin.ModelAdmin):
+class ReviewQueueAdmin(TeachingViews, OfferedFiltersOnly, admin.ModelAdmin):
     list_display = (
         "question_short",
         "confidence_badge",
@@ -383,6 +384,7 @@ class ReviewQueueAdmin(OfferedFiltersOnly, admin.ModelAdmin):
         return [
             path("overview/", self.admin_site.admin_view(self.overview_view), name="%s_%s_overview" % info),
             path("export.csv", self.admin_site.admin_view(self.export_view), name="%s_%s_export" % info),
+            *self.teaching_urls(),
             *super().get_urls(),
         ]
 
