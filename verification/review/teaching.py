@@ -24,8 +24,8 @@ from documents.failures import DenseIndexUnavailableError
 from qa.models import Answer, Feedback
 from qa.services import answer_question
 from ragportal.text import fold
-from verification.access import READABLE, with_readability
-from verification.queue import feedback_condition
+from verification.review.access import READABLE, with_readability
+from verification.review.queue import feedback_condition
 
 # Answers that show a gap by what the portal did; 👎 shows one by what the asker said.
 GAP_TYPES = (Answer.ResponseType.NOT_FOUND, Answer.ResponseType.CLARIFICATION)
@@ -43,7 +43,7 @@ def gap_condition() -> Q:
 
 
 def teaching_candidates(viewer: AbstractBaseUser | AnonymousUser) -> QuerySet[Answer]:
-    """The gaps, newest first, each annotated with ``rated_down`` and whether ``viewer`` may read it (``verification.access``)."""
+    """The gaps, newest first, each annotated with ``rated_down`` and whether ``viewer`` may read it (``verification.review.access``)."""
     rated_down = Exists(Feedback.objects.filter(answer=OuterRef("pk"), rating=Feedback.Rating.DOWN))
     gaps = (
         Answer.objects.filter(gap_condition())

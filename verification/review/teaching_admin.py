@@ -29,7 +29,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from qa.glossary import wording_pair_add, wording_pair_remove
 from qa.models import SynonymEntry
-from verification.access import REDACTED
+from verification.review.access import REDACTED
 from verification.review.teaching import closest_passages, questions_rerun, teaching_candidates
 
 # Gaps listed per page of ``teach/``.

@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from qa.models import Answer
 from verification.flags import FLAG_NAMES, FLAGS
-from verification.queue import confidence_condition, feedback_condition, flag_condition
+from verification.review.queue import confidence_condition, feedback_condition, flag_condition
 
 # Labels of the flags as reviewers read them (from the registry).
 FLAG_LABELS: dict[str, str] = {flag.name: _(flag.reviewer_label) for flag in FLAGS}
