@@ -32,6 +32,8 @@ class ImportReport:
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    # Imported and live, but with a warning for the owner (document name, words).
+    warnings: list[tuple[str, str]] = field(default_factory=list)
 
 
 def supported_files(directory: Path, *, recursive: bool = True) -> list[Path]:
@@ -138,6 +140,10 @@ def index_new_versions(
         version.document.refresh_from_db()
         if version.document.status == Document.Status.FAILED:
             failed[version.document.filename] = version.document.status_message
+            continue
+        version.refresh_from_db(fields=["body_chars"])  # a large file was parsed by the indexing
+        if version.near_empty_warning:
+            report.warnings.append((version.document.filename, version.near_empty_warning))
     report.failed.extend(failed.items())
 
 

@@ -10,6 +10,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 from django_tasks_db.models import DBTaskResult
 
+from documents.body_text import is_near_empty
 from documents.filenames import name_key, split_document_name
 
 
@@ -87,6 +88,8 @@ class DocumentVersion(models.Model):
     index_attempts = models.PositiveSmallIntegerField(default=0, editable=False)
     # The file is stored but not parsed yet (a large upload): the indexing task parses it first.
     needs_parse = models.BooleanField(default=False, editable=False)
+    # Letters and digits of the body outside headings and links (documents.body_text); None until parsed.
+    body_chars = models.PositiveIntegerField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["document", "-number"]
@@ -96,6 +99,16 @@ class DocumentVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.document.filename} v{self.number}"
+
+    @property
+    def near_empty_warning(self) -> str:
+        """What the owner is told about a version with almost no text of its own (``""``: nothing to say)."""
+        if not is_near_empty(self.body_chars):
+            return ""
+        return _(
+            "本文がほとんどありません（見出しとリンクを除くと %(count)s 文字）。公開はされますが、"
+            "この文書から答えられる質問はほとんどありません。本文を書き足すか、リンク先の内容を載せてください。"
+        ) % {"count": self.body_chars}
 
 
 class Chunk(models.Model):

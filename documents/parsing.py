@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from documents.frontmatter import markdown_page
 from documents.inflation import LimitExceededError, bounded_zip_copy, check_pdf_streams, check_xml_text, pdf_limits
+from documents.markdown_html import markdown_without_html
 from documents.textnorm import (
     decode_text,
     html_visible_text,
@@ -239,7 +240,11 @@ def _parse_text_kind(kind: str, data: bytes, *, max_chars: int | None) -> Parsed
         headings = [Heading(level=level, title=title, start=start) for level, title, start in found]
     elif kind == "md":
         page = markdown_page(raw)  # front matter and shortcodes are not the page's text
-        text, headings, title = page.text, _markdown_headings(page.text), page.title
+        text = markdown_without_html(page.text)  # a <table> is indexed as the pipe table it stands for
+        if not text.strip() and page.title:
+            # Front matter only: the page shows its title and nothing else (documents.body_text warns).
+            text = f"# {single_line(page.title)}\n"
+        headings, title = _markdown_headings(text), page.title
     else:
         text, headings = raw, _plain_text_headings(raw)
     return ParsedDocument(text=text, headings=headings, kind=kind, encoding=encoding, title=title)

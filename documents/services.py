@@ -22,6 +22,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from documents.body_text import body_chars
 from documents.bounded_parsing import ParseAbortedError, ParseBudget, parse_file_bounded
 from documents.chunking import ChunkSpan, chunk_document
 from documents.embeddings import EMBEDDING_MODEL_NAME
@@ -301,6 +302,7 @@ def _version_add(
         size=len(data),
         encoding=parsed.encoding if parsed is not None else "",
         text=parsed.text if parsed is not None else "",
+        body_chars=_body_chars(parsed) if parsed is not None else None,
         needs_parse=parsed is None,
         uploaded_by=owner,
     )
@@ -327,6 +329,11 @@ def _chunks_store(version: DocumentVersion, spans: list[ChunkSpan]) -> None:
         )
         for s in spans
     )
+
+
+def _body_chars(parsed: ParsedDocument) -> int:
+    """How much the file says outside headings and links (the near-empty warning's measure)."""
+    return body_chars(parsed.text, parsed.headings)
 
 
 def _title_from(parsed: ParsedDocument, name: str) -> str:
@@ -435,7 +442,7 @@ def _version_parse(version: DocumentVersion) -> None:
     spans = _chunk(parsed)
     with transaction.atomic():
         DocumentVersion.objects.filter(pk=version.pk).update(
-            text=parsed.text, encoding=parsed.encoding, needs_parse=False
+            text=parsed.text, encoding=parsed.encoding, body_chars=_body_chars(parsed), needs_parse=False
         )
         _chunks_store(version, spans)
         if version.number == 1:
@@ -444,6 +451,7 @@ def _version_parse(version: DocumentVersion) -> None:
                 title=_title_from(parsed, version.original_name)[:255]
             )
     version.text, version.encoding, version.needs_parse = parsed.text, parsed.encoding, False
+    version.body_chars = _body_chars(parsed)
     version.document.refresh_from_db(fields=["title"])  # the title goes into every chunk's embedding
 
 

@@ -73,6 +73,9 @@ def _announce(request: AuthenticatedHttpRequest, document: Document, *, new_vers
         messages.error(request, document.status_message or _("索引の作成に失敗しました。"))
     elif document.status == Document.Status.READY:
         messages.success(request, _("「%(name)s」を登録し、検索できるようにしました。") % {"name": document.filename})
+        warning = document.live_version.near_empty_warning if document.live_version else ""
+        if warning:
+            messages.warning(request, warning)
     else:
         messages.info(request, _("「%(name)s」を受け付けました。索引を作成しています。") % {"name": document.filename})
 

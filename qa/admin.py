@@ -1,6 +1,6 @@
 """Admin for the synonym dictionary (reviewers and owners) and, read-only, conversations and calibrations.
 
-Answers are reviewed through the review queue registered in ``verification/admin.py``.
+Answers are reviewed through the review queue registered in ``verification/review/admin.py``.
 """
 
 from __future__ import annotations

@@ -6,6 +6,9 @@ a fresh install's dictionary is empty and holds only the company's own pairs,
 typed in the admin or loaded with ``load_glossary``. The demo's pairs, written
 against the demo corpus, are documents/demo_corpus/glossary.json, which
 ``load_demo`` loads.
+
+Reviewers teach the dictionary one wording pair at a time from the review side
+(:func:`wording_pair_add`, :func:`wording_pair_remove`).
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ from pathlib import Path
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from qa.models import SynonymEntry
+from ragportal.text import fold
 
 
 @dataclass(frozen=True)
@@ -83,3 +88,58 @@ def synonyms_load(*, entries: Mapping[str, str]) -> SynonymsLoaded:
         else:
             created += 1
     return SynonymsLoaded(created=created, updated=updated, unchanged=len(entries) - created - updated)
+
+
+# --- wording pairs taught by reviewers ---------------------------------------------------------
+
+# Expansions are stored comma-separated (SynonymEntry.expansion_list), so neither word may hold one.
+_LIST_SEPARATORS = (",", "、", "，")
+
+
+def _clean_word(word: str, field: str) -> str:
+    """``word`` on one line; a ValidationError (keyed by ``field``) when empty or holding a list separator."""
+    cleaned = " ".join(word.split())
+    if not cleaned:
+        raise ValidationError({field: _("語を入力してください。")}, code="required")
+    if any(sep in cleaned for sep in _LIST_SEPARATORS):
+        raise ValidationError({field: _("語は1つずつ登録してください（「,」「、」は使えません）。")}, code="invalid")
+    return cleaned
+
+
+@transaction.atomic
+def wording_pair_add(*, term: str, wording: str) -> SynonymEntry:
+    """Teach the dictionary that a question's ``term`` (「ボーナス」) means the documents' ``wording`` (「賞与」).
+
+    From then on a question containing ``term`` also searches for ``wording``
+    (``qa.expansion``). ``wording`` joins the term's existing expansions, once;
+    adding a pair that is already there changes nothing. Raises ValidationError
+    (in the reviewer's words) for an empty word, a word holding a list
+    separator, the same word twice, or words longer than the dictionary holds.
+    """
+    term, wording = _clean_word(term, "term"), _clean_word(wording, "wording")
+    if fold(term) == fold(wording):
+        raise ValidationError({"wording": _("同じ語どうしは登録できません。")}, code="same_word")
+    entry = SynonymEntry.objects.select_for_update().filter(term=term).first() or SynonymEntry(term=term)
+    words = entry.expansion_list()
+    if wording in words:
+        return entry
+    entry.expansions = ", ".join([*words, wording])
+    entry.full_clean()
+    entry.save()
+    return entry
+
+
+@transaction.atomic
+def wording_pair_remove(*, term: str, wording: str) -> bool:
+    """Take ``wording`` out of ``term``'s expansions (the entry goes with its last one); False when it was not there."""
+    entry = SynonymEntry.objects.select_for_update().filter(term=" ".join(term.split())).first()
+    wording = " ".join(wording.split())
+    if entry is None or wording not in entry.expansion_list():
+        return False
+    remaining = [w for w in entry.expansion_list() if w != wording]
+    if remaining:
+        entry.expansions = ", ".join(remaining)
+        entry.save(update_fields=["expansions", "updated_at"])
+    else:
+        entry.delete()
+    return True

@@ -128,7 +128,7 @@ class Answer(models.Model):
 
     def __str__(self) -> str:
         # Not the question: this text reaches breadcrumbs, admin messages and the
-        # change log, which do not know who may read the answer (verification.access).
+        # change log, which do not know who may read the answer (verification.review.access).
         return _("回答 #%(pk)s") % {"pk": self.pk}
 
     @property
@@ -176,7 +176,7 @@ class AnswerSource(models.Model):
     """A document the answer was built from: every document retrieved for it (the provider saw them all).
 
     Reviewers may read an answer only when they may read each of its sources
-    (``verification.access``). The row outlives its document: ``document`` becomes
+    (``verification.review.access``). The row outlives its document: ``document`` becomes
     null on deletion and ``restricted`` keeps whether the document was limited to
     groups at answer time, so deleting a restricted document never opens its text.
     """

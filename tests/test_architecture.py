@@ -20,21 +20,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 APPS = ("documents", "qa", "verification", "ragportal")
-# Pure checks: no Django app may be imported (the review admin modules may import qa.models).
-PURE_VERIFICATION = (
-    "verification.flags",
-    "verification.answer_fit",
-    "verification.textnorm",
-    "verification.citations",
-    "verification.quotes",
-    "verification.grounding",
-    "verification.quantities",
-    "verification.support",
-    "verification.verdict",
-    "verification.term_weights",
-    "verification.meaning",
-    "verification.confidence",
-)
+# The reviewers' side: the only part of verification that may touch qa's models (or any app).
+REVIEW_PACKAGE = "verification.review"
+# Modules of verification that are neither pure checks nor the review side: the app's
+# config (it registers the review admin and notices) and the management commands.
+VERIFICATION_WIRING = ("verification.apps", "verification.management")
 
 
 def _modules() -> dict[str, Path]:
@@ -62,23 +52,27 @@ def _resolve(name: str) -> str | None:
     return None
 
 
-def _imports(module: str) -> Iterator[str]:
+def _imported_names(module: str) -> Iterator[str]:
+    """Every dotted name ``module`` imports (absolute), project or not."""
     path = MODULES[module]
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
+            yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else []))
-            names = [f"{base}.{alias.name}" for alias in node.names] + [base]
-        else:
-            continue
-        for name in names:
-            target = _resolve(name)
-            if target and target != module:
-                yield target
+                base = ".".join(
+                    package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else [])
+                )
+            yield from [f"{base}.{alias.name}" for alias in node.names] + [base]
+
+
+def _imports(module: str) -> Iterator[str]:
+    for name in _imported_names(module):
+        target = _resolve(name)
+        if target and target != module:
+            yield target
 
 
 GRAPH = {module: set(_imports(module)) for module in MODULES}
@@ -89,7 +83,8 @@ def _app(module: str) -> str:
 
 
 def test_the_walk_sees_the_project() -> None:
-    assert "qa.models" in GRAPH["verification.queue"]
+    assert "qa.models" in GRAPH["verification.review.queue"]
+    assert "verification.verdict" in PURE_VERIFICATION and "verification.review.queue" not in PURE_VERIFICATION
     assert "documents.models" in GRAPH["qa.services"]
 
 
@@ -104,9 +99,38 @@ def test_documents_imports_neither_qa_nor_verification() -> None:
     assert offending == []
 
 
+def _in(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+# The pure checks: every module of verification outside the review package and the wiring.
+PURE_VERIFICATION = sorted(
+    module
+    for module in MODULES
+    if _app(module) == "verification"
+    and module != "verification"
+    and not any(_in(module, other) for other in (REVIEW_PACKAGE, *VERIFICATION_WIRING))
+)
+
+
 @pytest.mark.parametrize("module", PURE_VERIFICATION)
-def test_pure_checks_import_no_app(module: str) -> None:
-    assert {t for t in GRAPH[module] if _app(t) in ("documents", "qa")} == set()
+def test_pure_checks_import_no_django_app(module: str) -> None:
+    """A pure check imports neither Django nor any app (documents, qa, the review side): it runs without settings."""
+    apps = {t for t in GRAPH[module] if _app(t) in ("documents", "qa") or _in(t, REVIEW_PACKAGE)}
+    django = {name for name in _imported_names(module) if _in(name, "django") or _in(name, "rest_framework")}
+    assert apps | django == set()
+
+
+def test_only_the_review_package_touches_qa() -> None:
+    """Within verification, only verification/review/ imports qa (its models, selectors, services)."""
+    offending = sorted(
+        f"{module} -> {target}"
+        for module, targets in GRAPH.items()
+        if _app(module) == "verification" and not _in(module, REVIEW_PACKAGE)
+        for target in targets
+        if _app(target) == "qa"
+    )
+    assert offending == []
 
 
 def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -24,7 +24,7 @@ from qa.services import answer_question, feedback_record
 from tests.conftest import _user
 from tests.qa.conftest import ingest  # noqa: F401 - the fixture, used by name
 from tests.review.conftest import client_for
-from verification.access import REDACTED
+from verification.review.access import REDACTED
 
 # Text of evaluation.md (or the question about it) that must not reach an outsider.
 SECRETS = ("S 1.5", "A 1.2", "1.2 評価の構成", "評価係数", "賞与", "極秘")

@@ -7,7 +7,8 @@ import pytest
 from documents.models import Document
 from qa.models import Answer, Feedback
 from tests.review.conftest import cite, snapshot
-from verification.queue import documents_needing_fix, queue_assign, queue_set_status, review_queue
+from verification.review.notices import documents_needing_fix
+from verification.review.queue import queue_assign, queue_set_status, review_queue
 
 pytestmark = pytest.mark.django_db
 

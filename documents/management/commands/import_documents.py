@@ -40,6 +40,8 @@ class Command(BaseCommand):
         ):
             for name in names_:
                 self.stdout.write(f"{label:9} {name}")
+        for name, warning in report.warnings:
+            self.stderr.write(f"warning   {name}: {warning}")
         for name, reason in report.failed:
             self.stderr.write(f"failed    {name}: {reason}")
         self.stdout.write(

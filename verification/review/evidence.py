@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from qa.models import Answer
-from verification.admin_filters import FLAG_LABELS
+from verification.review.admin_filters import FLAG_LABELS
 
 # Verdict keys rendered in their own sections; the rest appear in the key/value table.
 # ``warning_templates`` repeats the warnings shown at the top of the page (the JSON keeps it).

@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from qa.models import Answer
-from verification.access import REDACTED, may_read, with_readability
+from verification.review.access import REDACTED, may_read, with_readability
 
 
 class _Echo:

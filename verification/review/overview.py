@@ -24,10 +24,10 @@ from django.utils.translation import gettext_lazy as _
 from documents.models import Document
 from documents.selectors import visible_documents
 from qa.models import Answer, AnswerSource, Citation
-from verification.access import REDACTED
-from verification.admin_filters import FLAG_LABELS, ConfidenceFilter, FeedbackFilter, FlagFilter
+from verification.review.access import REDACTED
+from verification.review.admin_filters import FLAG_LABELS, ConfidenceFilter, FeedbackFilter, FlagFilter
 from verification.flags import FLAG_NAMES
-from verification.queue import (
+from verification.review.queue import (
     confidence_condition,
     feedback_condition,
     flag_condition,
@@ -84,7 +84,7 @@ class Chart:
 class Row:
     """One count of the overview: which queued answers it counts, and the queue filter that lists them.
 
-    ``condition`` comes from :mod:`verification.queue`, the same function the list
+    ``condition`` comes from :mod:`verification.review.queue`, the same function the list
     filter named in ``params`` applies, so a count and its link cannot disagree.
     """
 
@@ -216,7 +216,7 @@ class DocumentInvolvement:
 
 
 def _hidden_names(names: list[str], viewer: User | AnonymousUser) -> set[str]:
-    """Of ``names``, the file names ``viewer`` may not see (the rule of ``verification.access``).
+    """Of ``names``, the file names ``viewer`` may not see (the rule of ``verification.review.access``).
 
     A deleted document's name stays visible only if it was open to everyone when answered.
     """

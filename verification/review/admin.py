@@ -1,6 +1,6 @@
 """The review queue: the Django admin for answers that need a reviewer.
 
-The changelist lists only the answers selected by :func:`verification.queue.review_queue`.
+The changelist lists only the answers selected by :func:`verification.review.queue.review_queue`.
 The change page is read-only evidence (question, answers, citations, retrieved
 snapshot, verdict, feedback); the only editable fields are the review fields.
 Nobody adds answers here, and the ``reviewers`` group has no delete permission.
@@ -30,7 +30,7 @@ from documents.roles import REVIEWERS_GROUP
 from qa.models import Answer, Citation, Feedback
 from ragportal.admin_lookups import OfferedFiltersOnly
 from ragportal.http import signed_in
-from verification.admin_filters import (
+from verification.review.admin_filters import (
     FLAG_LABELS,
     AskedAtFilter,
     AssignmentFilter,
@@ -41,11 +41,12 @@ from verification.admin_filters import (
     ReviewStatusFilter,
 )
 from documents.admin import ReadOnlyInline
-from verification.access import READABLE, REDACTED, may_read, readable_condition, readers_of, with_readability
-from verification.evidence import answer_evidence
-from verification.export import answers_csv_response
-from verification.overview import overview_context
-from verification.queue import queue_assign, queue_set_status, review_queue
+from verification.review.access import READABLE, REDACTED, may_read, readable_condition, readers_of, with_readability
+from verification.review.evidence import answer_evidence
+from verification.review.export import answers_csv_response
+from verification.review.overview import overview_context
+from verification.review.queue import queue_assign, queue_set_status, review_queue
+from verification.review.teaching_admin import TeachingViews
 
 
 class EvidenceInline(ReadOnlyInline):
@@ -135,7 +136,7 @@ class FeedbackInline(EvidenceInline):
 
 
 @admin.register(Answer)
-class ReviewQueueAdmin(OfferedFiltersOnly, admin.ModelAdmin):
+class ReviewQueueAdmin(TeachingViews, OfferedFiltersOnly, admin.ModelAdmin):
     list_display = (
         "question_short",
         "confidence_badge",
@@ -386,6 +387,7 @@ class ReviewQueueAdmin(OfferedFiltersOnly, admin.ModelAdmin):
         return [
             path("overview/", self.admin_site.admin_view(self.overview_view), name="%s_%s_overview" % info),
             path("export.csv", self.admin_site.admin_view(self.export_view), name="%s_%s_export" % info),
+            *self.teaching_urls(),
             *super().get_urls(),
         ]
 

@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from qa.models import Answer
 from verification.flags import FLAG_NAMES, FLAGS
-from verification.queue import confidence_condition, feedback_condition, flag_condition
+from verification.review.queue import confidence_condition, feedback_condition, flag_condition
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
