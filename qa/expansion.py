@@ -60,6 +60,19 @@ def expand(
     return Expansion(query=query, expanded_query=f"{result.expanded_query} {' '.join(extra)}", added_keywords=added)
 
 
+def expand_with_terms(expansion: Expansion, terms: Iterable[str]) -> Expansion:
+    """``expansion`` with ``terms`` added (the corpus vocabulary's matches, qa.vocabulary); those already there are skipped."""
+    normalized = fold(expansion.expanded_query)
+    extra = [t for t in dict.fromkeys(terms) if t and fold(t) not in normalized]
+    if not extra:
+        return expansion
+    return Expansion(
+        query=expansion.query,
+        expanded_query=f"{expansion.expanded_query} {' '.join(extra)}",
+        added_keywords=expansion.added_keywords + extra,
+    )
+
+
 def dictionary_rules() -> list[tuple[str, list[str]]]:
     """The synonym dictionary as edited in the admin."""
     from qa.models import SynonymEntry

