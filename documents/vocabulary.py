@@ -53,6 +53,15 @@ class Word:
     reading: str
     normalized: str
     noun: bool
+    # A compound's shorter words (Sudachi's split mode B: 申請期限 → 申請, 期限); empty for a simple word.
+    parts: tuple[Word, ...] = ()
+
+    @property
+    def is_break(self) -> bool:
+        return not self.surface
+
+
+_BREAK = Word("", "", "", False)
 
 
 @dataclass(frozen=True)
@@ -89,26 +98,47 @@ def katakana(text: str) -> str:
 def analyse(text: str) -> list[Word]:
     """The words of ``text`` in order (folded: NFKC, lower case), each with reading and normalised spelling.
 
-    Spaces and symbols are left out. Text is analysed line by line; a line
-    longer than :data:`MAX_LINE_CHARS` is cut there.
+    Spaces are left out. Symbols, and line ends, stand as words that are not
+    nouns (surface ``""`` for a line end), so a compound never runs across them.
+    Text is analysed line by line; a line longer than :data:`MAX_LINE_CHARS` is cut there.
     """
     words: list[Word] = []
     tokenizer = _tokenizer()
     for line in fold(text).splitlines():
         if not line.strip():
             continue
+        if words:
+            words.append(_BREAK)
         for m in tokenizer.tokenize(line[:MAX_LINE_CHARS]):
             surface = m.surface()
-            if not surface.strip() or not _WORDLIKE.search(surface):
+            if not surface.strip():
                 continue
-            pos = m.part_of_speech()
-            noun = (pos[0] == _NOUN and pos[1] not in _NOT_A_TERM) or (pos[0] == _SUFFIX and pos[1] == _NOUN)
-            words.append(Word(surface, katakana(m.reading_form()), fold(m.normalized_form()), noun))
+            if not _WORDLIKE.search(surface):
+                words.append(_BREAK)
+                continue
+            word = _word(m)
+            if word.noun:
+                parts = tuple(_word(part) for part in m.split(_split_mode_b())) if len(surface) > 2 else ()
+                word = Word(word.surface, word.reading, word.normalized, True, parts if len(parts) > 1 else ())
+            words.append(word)
     return words
 
 
+def _word(m: Any) -> Word:
+    """A Sudachi morpheme as a :class:`Word`."""
+    pos = m.part_of_speech()
+    noun = (pos[0] == _NOUN and pos[1] not in _NOT_A_TERM) or (pos[0] == _SUFFIX and pos[1] == _NOUN)
+    return Word(m.surface(), katakana(m.reading_form()), fold(m.normalized_form()), noun)
+
+
+def _split_mode_b() -> Any:
+    from sudachipy import SplitMode
+
+    return SplitMode.B
+
+
 def terms_of(words: list[Word]) -> list[TermInfo]:
-    """The terms among ``words``: each noun, and each run of 2 to :data:`MAX_COMPOUND_WORDS` nouns written together.
+    """The terms among ``words``: each noun and the nouns it is made of, and each run of 2 to :data:`MAX_COMPOUND_WORDS` nouns written together.
 
     A term is at least two characters, and a kanji or kana term or a Latin
     word of three letters or more (VPN, workday); numbers and symbols are not terms.
@@ -120,6 +150,7 @@ def terms_of(words: list[Word]) -> list[TermInfo]:
             run.append(word)
             continue
         found += [_term([w]) for w in run if w.surface[0] != "ー"]
+        found += [_term([part]) for w in run for part in w.parts if part.noun]
         for size in range(2, MAX_COMPOUND_WORDS + 1):
             found += [_term(run[i : i + size]) for i in range(len(run) - size + 1)]
         run = []

@@ -55,7 +55,10 @@ def _terms_stored(infos: list[TermInfo]) -> dict[TermInfo, Term]:
     """The :class:`Term` row of each of ``infos``, created where missing (spelling is the key)."""
     by_text = {info.text: info for info in infos}
     Term.objects.bulk_create(
-        [Term(text=info.text, reading=info.reading[:128], normalized=info.normalized[:64]) for info in by_text.values()],
+        [
+            Term(text=info.text, reading=info.reading[:128], normalized=info.normalized[:64])
+            for info in by_text.values()
+        ],
         ignore_conflicts=True,
         batch_size=500,
     )
@@ -76,7 +79,9 @@ def _embed_missing(terms: list[Term]) -> int:
     """Embed those of ``terms`` without a vector from the current model; returns how many."""
     ids = [t.pk for t in terms]
     missing = list(
-        Term.objects.filter(pk__in=ids).exclude(embedding_model=EMBEDDING_MODEL_NAME, vector__isnull=False).defer("vector")
+        Term.objects.filter(pk__in=ids)
+        .exclude(embedding_model=EMBEDDING_MODEL_NAME, vector__isnull=False)
+        .defer("vector")
     )
     for i in range(0, len(missing), EMBED_BATCH):
         batch = missing[i : i + EMBED_BATCH]

@@ -32,7 +32,7 @@ from qa.engine import EngineConfig, HybridEngine, Mode
 from qa.expansion import dictionary_rules, expand, expand_with_terms
 from qa.fusion import Candidate
 from qa.types import RetrievedChunk
-from qa.vocabulary import TermMatch, vocabulary_matches
+from qa.vocabulary import TermMatch, vocabulary_matches, written_as_documents
 from ragportal.text import fold, is_english, spelled_out
 from verification.answer_fit import question_parts
 
@@ -55,6 +55,9 @@ class SearchResult:
     subject_unknown: bool = False
     # The documents' terms the question's words reached by spelling, reading or meaning (qa.vocabulary).
     vocabulary: list[TermMatch] = field(default_factory=list)
+    # The question with its kana and variant spellings written as the documents write them
+    # (qa.vocabulary.written_as_documents): what the off-topic check compares with sentences.
+    written_query: str = ""
 
 
 def live_engine() -> HybridEngine:
@@ -113,9 +116,11 @@ def search(
     llm = _llm_keywords(llm_expansion)
     t0 = time.perf_counter()
     version_ids = searchable_version_ids(user, document_id=document_id)
-    expansion = expand(spelled_out(query), rules=dictionary_rules(), llm=llm)
-    # The corpus's own terms for the question's words (qa.vocabulary), among what the user may read.
+    # The corpus's own terms for the question's words (qa.vocabulary), among what the user may read:
+    # kana and variant spellings are written as the documents write them, meanings are added.
     matches = vocabulary_matches(query, version_ids=version_ids) if settings.RAG_VOCABULARY_EXPANSION else []
+    written = written_as_documents(query, matches)
+    expansion = expand(spelled_out(written), rules=dictionary_rules(), llm=llm)
     expansion = expand_with_terms(expansion, [m.term for m in matches])
     timings = {"expansion": (time.perf_counter() - t0) * 1000}
 
@@ -153,6 +158,7 @@ def search(
         generic_question=generic,
         subject_unknown=subject_unknown,
         vocabulary=matches,
+        written_query=written,
     )
 
 
@@ -281,14 +287,13 @@ def is_off_topic(
     under 「経費精算ガイド > 申請方法」), so a confidently retrieved chunk keeps the
     question on topic. An English question is not judged by sentence similarity:
     across languages the same meaning scores lower, and it has no keyword
-    evidence either. It is off-topic when ``subject_unknown``, or when none of
-    its words is in the glossary (no Japanese term among ``expansions``) and its
-    best chunk is less than ``english_floor`` similar: 「What will the weather be
-    like tomorrow?」 names nothing the documents use and is only loosely close
-    to any of them, while 「What are the core hours of the flextime system?」
-    names no glossary word either but is close to the chunk that answers it.
-    A word the retrieved chunks use as it is (VPN, USB, Wi-Fi) counts as a
-    glossary word (:func:`names_something_retrieved`).
+    evidence either. It is off-topic when ``subject_unknown``, or when it names
+    nothing the retrieved chunks name (:func:`names_something_retrieved`: no
+    expansion of its words, glossary or corpus vocabulary, is used there, nor is
+    one of its words as it is) and its best chunk is less than ``english_floor``
+    similar: 「What will the weather be like tomorrow?」 names nothing the
+    documents use and is only loosely close to any of them, while 「What are the
+    core hours of the flextime system?」 is close to the chunk that answers it.
     ``floor`` 0 turns the check off.
 
     Also off-topic: a question whose subject is in nothing the user may read

@@ -144,7 +144,7 @@ def answer_question(
 
     # Off-topic first: a question nothing answers is never asked back.
     off_topic = is_off_topic(
-        search_query,
+        result.written_query or search_query,
         result.hits,
         floor=settings.RAG_OFF_TOPIC_SIMILARITY,
         confident=settings.RAG_CONFIDENCE_HIGH,

@@ -13,7 +13,8 @@ word reaches one, tried in this order:
   least :data:`MEANING_MIN_Z` standard deviations above the word's mean
   similarity to every term, a statistic of the corpus at hand rather than a
   constant fitted to one. A term that keeps the word's characters in order
-  (育休 in 育児休業: Japanese abbreviations are made so) needs :data:`ABBREVIATION_MIN_Z`.
+  (育休 in 育児休業: Japanese abbreviations are made so) is taken when it is
+  among the word's :data:`ABBREVIATION_RANK` nearest terms.
 
 Only terms used by versions the asker may read are considered, so an expansion
 never reveals a document's words to someone who cannot read it.
@@ -22,6 +23,7 @@ never reveals a document's words to someone who cannot read it.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -40,8 +42,11 @@ MIN_READING = 3
 MAX_READING = 16
 # How far above a word's mean similarity to the vocabulary (in standard deviations) a term must be.
 MEANING_MIN_Z = 4.0
-ABBREVIATION_MIN_Z = 2.5
+# A term the word abbreviates is taken when it is among the word's this many nearest terms.
+ABBREVIATION_RANK = 3
 MAX_EXPANSIONS = 6
+_VOICING = frozenset("\u3099\u309a")
+_HIRAGANA = re.compile(r"[\u3041-\u3096]")
 _KANA_RUN = re.compile(r"[\u3041-\u3096\u30a1-\u30faー]{%d,}" % MIN_READING)
 
 
@@ -56,7 +61,7 @@ class TermMatch:
 
 def question_words(text: str) -> list[Word]:
     """The words of a question with their readings (katakana) and normalised spellings (documents.vocabulary.analyse)."""
-    return analyse(text)
+    return [w for w in analyse(text) if not w.is_break]
 
 
 def question_readings(text: str) -> list[str]:
@@ -77,14 +82,33 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int]) -> list[TermMat
         return []
     df = vocabulary.document_frequency(version_ids)
     folded = fold(text)
-    words = [] if is_english(text) else analyse(text)
-    matches = _by_spelling(words, vocabulary, df, folded) + _by_reading(folded, vocabulary, df)
+    words = question_words(text)
+    by_reading = _readings(vocabulary, df)
+    matches = (
+        _by_spelling(words, vocabulary, df, folded)
+        + _by_kana(folded, by_reading)
+        + _by_word_reading(words, by_reading, vocabulary, df)
+    )
     reached = {m.word for m in matches}
     unknown = [w for w in _meaning_candidates(text, words) if w not in reached and not _used(w, vocabulary, df)]
     matches += _by_meaning(unknown, vocabulary, df, folded)
     seen: set[str] = set()
     kept = [m for m in matches if m.term not in seen and not seen.add(m.term)]  # type: ignore[func-returns-value]
     return kept[:MAX_EXPANSIONS]
+
+
+def written_as_documents(text: str, matches: Sequence[TermMatch]) -> str:
+    """``text`` with each word matched by reading or spelling written as the documents write it.
+
+    「けいひせいさんのきげん」 → 「経費精算のきげん」: what is embedded and compared with
+    sentences, since a vector of kana input is far from the kanji it stands for.
+    Meaning matches are not written in: the word may say more than the term.
+    """
+    written = text if all(m.word in text for m in matches if m.via != "meaning") else fold(text)
+    for m in matches:
+        if m.via != "meaning":
+            written = written.replace(m.word, m.term, 1)
+    return written
 
 
 def _used(text: str, vocabulary: LiveVocabulary, df: np.ndarray) -> bool:
@@ -106,19 +130,20 @@ def _by_spelling(words: list[Word], vocabulary: LiveVocabulary, df: np.ndarray, 
     return [TermMatch(word=wanted[norm], term=term, via="spelling") for norm, (_, term) in found.items()]
 
 
-def _by_reading(folded: str, vocabulary: LiveVocabulary, df: np.ndarray) -> list[TermMatch]:
-    """Terms whose reading is written out in kana in the question: longest match first, left to right, no overlaps."""
-    runs = [(m.group(), katakana(m.group())) for m in _KANA_RUN.finditer(folded)]
-    if not runs:
-        return []
-    by_reading = _readings(vocabulary, df)
+def _by_kana(folded: str, by_reading: dict[str, str]) -> list[TermMatch]:
+    """Terms whose reading is written out in kana in the question: longest match first, left to right, no overlaps.
+
+    Readings compare without voicing marks: a compound's reading is its words'
+    readings joined (立替払い: タテカエハライ) while people type it as said (たてかえばらい).
+    """
+    runs = [(m.group(), unvoiced(katakana(m.group()))) for m in _KANA_RUN.finditer(folded)]
     found: list[TermMatch] = []
     for written, run in runs:
         i = 0
         while i <= len(run) - MIN_READING:
             for size in range(min(MAX_READING, len(run) - i), MIN_READING - 1, -1):
                 term = by_reading.get(run[i : i + size])
-                if term is not None and katakana(term) != run[i : i + size]:
+                if term is not None and unvoiced(katakana(term)) != run[i : i + size]:
                     found.append(TermMatch(word=written[i : i + size], term=term, via="reading"))
                     i += size
                     break
@@ -127,16 +152,38 @@ def _by_reading(folded: str, vocabulary: LiveVocabulary, df: np.ndarray) -> list
     return found
 
 
+def _by_word_reading(
+    words: list[Word], by_reading: dict[str, str], vocabulary: LiveVocabulary, df: np.ndarray
+) -> list[TermMatch]:
+    """Terms read as a question's word that the documents do not use as written: 「password」 → パスワード, ぼーなす → ボーナス."""
+    found: list[TermMatch] = []
+    for word in words:
+        if not word.noun or len(word.reading) < MIN_READING or _used(word.surface, vocabulary, df):
+            continue
+        term = by_reading.get(unvoiced(word.reading))
+        if term is not None and term != word.surface:
+            found.append(TermMatch(word=word.surface, term=term, via="reading"))
+    return found
+
+
+def unvoiced(reading: str) -> str:
+    """``reading`` without voicing marks (バ → ハ, パ → ハ): the key readings are compared by."""
+    return unicodedata.normalize(
+        "NFC", "".join(ch for ch in unicodedata.normalize("NFD", reading) if ch not in _VOICING)
+    )
+
+
 def _readings(vocabulary: LiveVocabulary, df: np.ndarray) -> dict[str, str]:
-    """Reading → the most used visible term with that reading (ties: the one with kanji, then the shorter)."""
+    """Reading (:func:`unvoiced`) → the most used visible term with it (ties: the one with kanji, then the shorter)."""
     best: dict[str, tuple[int, bool, int, str]] = {}
     for row, reading in enumerate(vocabulary.readings):
         if df[row] <= 0 or not MIN_READING <= len(reading) <= MAX_READING:
             continue
         text = vocabulary.texts[row]
         rank = (int(df[row]), has_kanji(text), -len(text), text)
-        if reading not in best or rank > best[reading]:
-            best[reading] = rank
+        key = unvoiced(reading)
+        if key not in best or rank > best[key]:
+            best[key] = rank
     return {reading: rank[3] for reading, rank in best.items()}
 
 
@@ -144,7 +191,14 @@ def _meaning_candidates(text: str, words: list[Word]) -> list[str]:
     """The question's words worth matching by meaning: its nouns (Japanese), or its content words (English)."""
     if is_english(text):
         return [w for w in content_terms(text) if len(w) >= 3 and w.isalpha()]
-    return list(dict.fromkeys(w.surface for w in words if w.noun and len(w.surface) >= 2))
+    # Nouns with hiragana (こと, 子ども) are too general to stand for a term, and 何日/何歳 only ask.
+    return list(
+        dict.fromkeys(
+            w.surface
+            for w in words
+            if w.noun and len(w.surface) >= 2 and not _HIRAGANA.search(w.surface) and not w.surface.startswith("何")
+        )
+    )
 
 
 def _by_meaning(words: list[str], vocabulary: LiveVocabulary, df: np.ndarray, folded: str) -> list[TermMatch]:
@@ -157,11 +211,13 @@ def _by_meaning(words: list[str], vocabulary: LiveVocabulary, df: np.ndarray, fo
     for word, vector in zip(words, embed_queries(words), strict=True):
         sims = matrix @ vector
         z = (sims - sims.mean()) / (sims.std() or 1.0)
-        best = int(np.argmax(z))
-        abbreviations = [i for i in np.argsort(-z)[:20] if _abbreviates(word, vocabulary.texts[rows[i]])]
-        if abbreviations and z[abbreviations[0]] >= ABBREVIATION_MIN_Z:
-            best = int(abbreviations[0])
-        elif z[best] < MEANING_MIN_Z:
+        nearest = np.argsort(-z)[:ABBREVIATION_RANK]
+        abbreviations = [int(i) for i in nearest if _abbreviates(word, vocabulary.texts[rows[i]])]
+        if abbreviations:
+            best = abbreviations[0]
+        elif z[nearest[0]] >= MEANING_MIN_Z:
+            best = int(nearest[0])
+        else:
             continue
         term = vocabulary.texts[rows[best]]
         if term not in folded:

@@ -27,3 +27,15 @@ def test_variant_spellings_share_a_normalised_form():
 
 def test_kana_becomes_katakana_and_nothing_else_changes():
     assert katakana("けいひせいさんのVPN、経費") == "ケイヒセイサンノVPN、経費"
+
+
+def test_a_compound_also_gives_the_words_it_is_made_of():
+    texts = {t.text: t.reading for t in document_terms("申請期限は月末です。").counts}
+    assert texts["申請期限"] == "シンセイキゲン"
+    assert texts["期限"] == "キゲン"
+
+
+def test_a_compound_never_runs_across_a_line_or_a_symbol():
+    texts = {t.text for t in document_terms("## 育児休業\n育児休業は人事部（内線2300）へ").counts}
+    assert "育児休業育児休業" not in texts
+    assert "人事部内線" not in texts
