@@ -169,8 +169,11 @@ def answer_question(
     elif options:
         _store_clarification(answer, options, english=is_english(text))
     else:
+        # Kana and variant spellings written as the documents write them (qa.vocabulary), so the
+        # provider looks for 経費精算 where the employee typed けいひせいさん; a follow-up keeps its own words.
+        asked = result.written_query if search_query == text and result.written_query else text
         generated = _answer_with_provider(
-            answer, text, result, history=[(turn.question, turn.answer_text) for turn in turns[-3:]]
+            answer, asked, result, history=[(turn.question, turn.answer_text) for turn in turns[-3:]]
         )
     answer.latency_ms = (time.perf_counter() - started) * 1000
     # One transaction, after the slow part: a database that fails here (a lock that
