@@ -18,6 +18,7 @@ character bigrams the keyword index already has.
 from __future__ import annotations
 
 import re
+import unicodedata
 import threading
 from collections import Counter
 from collections.abc import Iterable
@@ -34,6 +35,7 @@ MAX_TERM_CHARS = 24
 _KANJI = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々〆]")
 _WORDLIKE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff々〆ー]|[a-z]{3,}")
 _MARKDOWN_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(.+)$", re.MULTILINE)
+_VOICING = frozenset("\u3099\u309a")
 _HIRAGANA = re.compile(r"[\u3041-\u3096]")
 # Parts of speech that name a thing (Sudachi's first level, and second-level exclusions).
 _NOUN = "名詞"
@@ -93,6 +95,17 @@ def _tokenizer() -> Any:
 def katakana(text: str) -> str:
     """``text`` with hiragana turned into katakana (けいひ → ケイヒ); everything else unchanged."""
     return _HIRAGANA.sub(lambda m: chr(ord(m.group()) + 0x60), text)
+
+
+def unvoiced(reading: str) -> str:
+    """``reading`` without voicing marks (バ → ハ, パ → ハ): the key readings are compared by.
+
+    A compound's reading is its words' readings joined (立替払い: タテカエハライ), while
+    people type it as said (たてかえばらい).
+    """
+    return unicodedata.normalize(
+        "NFC", "".join(ch for ch in unicodedata.normalize("NFD", reading) if ch not in _VOICING)
+    )
 
 
 def analyse(text: str) -> list[Word]:

@@ -23,7 +23,7 @@ from django.db import transaction
 
 from documents.embeddings import EMBEDDING_MODEL_NAME, embed_queries
 from documents.models import Document, DocumentVersion, Term, VersionTerm
-from documents.vocabulary import DocumentTerms, TermInfo, document_terms
+from documents.vocabulary import DocumentTerms, TermInfo, document_terms, unvoiced
 
 EMBEDDED_TERMS_PER_VERSION = 48
 # Terms embedded per call: each call holds the model briefly, so a question waits at most one batch.
@@ -110,6 +110,9 @@ class LiveVocabulary:
     use_terms: np.ndarray
     use_versions: np.ndarray
     index: dict[str, int] = field(default_factory=dict)
+    # Term rows by normalised spelling, and by reading without voicing marks (documents.vocabulary.unvoiced).
+    by_normalized: dict[str, list[int]] = field(default_factory=dict)
+    by_reading: dict[str, list[int]] = field(default_factory=dict)
 
     def document_frequency(self, version_ids: Sequence[int]) -> np.ndarray:
         """Per term row, how many of ``version_ids`` use it (0: the term is not in anything the asker may read)."""
@@ -158,4 +161,14 @@ def _load(live: tuple[int, ...]) -> LiveVocabulary:
         use_terms=np.asarray([row[t] for t, _ in uses], dtype=np.int64),
         use_versions=np.asarray([v for _, v in uses], dtype=np.int64),
         index={text: i for i, text in enumerate(texts)},
+        by_normalized=_rows_by(normalized),
+        by_reading=_rows_by([unvoiced(r) for r in readings]),
     )
+
+
+def _rows_by(keys: list[str]) -> dict[str, list[int]]:
+    rows: dict[str, list[int]] = {}
+    for i, key in enumerate(keys):
+        if key:
+            rows.setdefault(key, []).append(i)
+    return rows

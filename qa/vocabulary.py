@@ -23,7 +23,6 @@ never reveals a document's words to someone who cannot read it.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -31,7 +30,7 @@ from typing import Literal
 import numpy as np
 
 from documents.embeddings import embed_queries
-from documents.vocabulary import Word, analyse, has_kanji, katakana
+from documents.vocabulary import Word, analyse, has_kanji, katakana, unvoiced
 from documents.vocabulary_store import LiveVocabulary, live_vocabulary
 from qa.ambiguity import content_terms
 from ragportal.text import fold, is_english
@@ -45,7 +44,6 @@ MEANING_MIN_Z = 4.0
 # A term the word abbreviates is taken when it is among the word's this many nearest terms.
 ABBREVIATION_RANK = 3
 MAX_EXPANSIONS = 6
-_VOICING = frozenset("\u3099\u309a")
 _HIRAGANA = re.compile(r"[\u3041-\u3096]")
 _KANA_RUN = re.compile(r"[\u3041-\u3096\u30a1-\u30faー]{%d,}" % MIN_READING)
 
@@ -83,7 +81,7 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int]) -> list[TermMat
     df = vocabulary.document_frequency(version_ids)
     folded = fold(text)
     words = question_words(text)
-    by_reading = _readings(vocabulary, df)
+    by_reading = _Readings(vocabulary, df)
     matches = (
         _by_spelling(words, vocabulary, df, folded)
         + _by_kana(folded, by_reading)
@@ -122,15 +120,16 @@ def _by_spelling(words: list[Word], vocabulary: LiveVocabulary, df: np.ndarray, 
     if not wanted:
         return []
     found: dict[str, tuple[int, str]] = {}
-    for row, norm in enumerate(vocabulary.normalized):
-        if norm in wanted and df[row] > 0 and vocabulary.texts[row] not in folded:
-            best = found.get(norm)
-            if best is None or df[row] > best[0]:
-                found[norm] = (int(df[row]), vocabulary.texts[row])
+    for norm in wanted:
+        for row in vocabulary.by_normalized.get(norm, ()):
+            if df[row] > 0 and vocabulary.texts[row] not in folded:
+                best = found.get(norm)
+                if best is None or df[row] > best[0]:
+                    found[norm] = (int(df[row]), vocabulary.texts[row])
     return [TermMatch(word=wanted[norm], term=term, via="spelling") for norm, (_, term) in found.items()]
 
 
-def _by_kana(folded: str, by_reading: dict[str, str]) -> list[TermMatch]:
+def _by_kana(folded: str, by_reading: _Readings) -> list[TermMatch]:
     """Terms whose reading is written out in kana in the question: longest match first, left to right, no overlaps.
 
     Readings compare without voicing marks: a compound's reading is its words'
@@ -153,7 +152,7 @@ def _by_kana(folded: str, by_reading: dict[str, str]) -> list[TermMatch]:
 
 
 def _by_word_reading(
-    words: list[Word], by_reading: dict[str, str], vocabulary: LiveVocabulary, df: np.ndarray
+    words: list[Word], by_reading: _Readings, vocabulary: LiveVocabulary, df: np.ndarray
 ) -> list[TermMatch]:
     """Terms read as a question's word that the documents do not use as written: 「password」 → パスワード, ぼーなす → ボーナス."""
     found: list[TermMatch] = []
@@ -166,25 +165,21 @@ def _by_word_reading(
     return found
 
 
-def unvoiced(reading: str) -> str:
-    """``reading`` without voicing marks (バ → ハ, パ → ハ): the key readings are compared by."""
-    return unicodedata.normalize(
-        "NFC", "".join(ch for ch in unicodedata.normalize("NFD", reading) if ch not in _VOICING)
-    )
+class _Readings:
+    """Reading (unvoiced) → the most used visible term with it (ties: the one with kanji, then the shorter), looked up on demand."""
 
+    def __init__(self, vocabulary: LiveVocabulary, df: np.ndarray) -> None:
+        self._vocabulary = vocabulary
+        self._df = df
 
-def _readings(vocabulary: LiveVocabulary, df: np.ndarray) -> dict[str, str]:
-    """Reading (:func:`unvoiced`) → the most used visible term with it (ties: the one with kanji, then the shorter)."""
-    best: dict[str, tuple[int, bool, int, str]] = {}
-    for row, reading in enumerate(vocabulary.readings):
-        if df[row] <= 0 or not MIN_READING <= len(reading) <= MAX_READING:
-            continue
-        text = vocabulary.texts[row]
-        rank = (int(df[row]), has_kanji(text), -len(text), text)
-        key = unvoiced(reading)
-        if key not in best or rank > best[key]:
-            best[key] = rank
-    return {reading: rank[3] for reading, rank in best.items()}
+    def get(self, key: str) -> str | None:
+        texts, df = self._vocabulary.texts, self._df
+        if not MIN_READING <= len(key) <= MAX_READING:
+            return None
+        visible = [r for r in self._vocabulary.by_reading.get(key, ()) if df[r] > 0]
+        if not visible:
+            return None
+        return texts[max(visible, key=lambda r: (int(df[r]), has_kanji(texts[r]), -len(texts[r])))]
 
 
 def _meaning_candidates(text: str, words: list[Word]) -> list[str]:
@@ -206,10 +201,9 @@ def _by_meaning(words: list[str], vocabulary: LiveVocabulary, df: np.ndarray, fo
     rows = np.flatnonzero((df > 0) & vocabulary.has_vector)
     if not words or len(rows) < 8:  # too few terms for a mean and spread to say anything
         return []
-    matrix = vocabulary.vectors[rows]
     found: list[TermMatch] = []
     for word, vector in zip(words, embed_queries(words), strict=True):
-        sims = matrix @ vector
+        sims = (vocabulary.vectors @ vector)[rows]  # the whole matrix times one vector: no copy of the matrix
         z = (sims - sims.mean()) / (sims.std() or 1.0)
         nearest = np.argsort(-z)[:ABBREVIATION_RANK]
         abbreviations = [int(i) for i in nearest if _abbreviates(word, vocabulary.texts[rows[i]])]
