@@ -157,7 +157,10 @@ def _by_word_reading(
     """Terms read as a question's word that the documents do not use as written: 「password」 → パスワード, ぼーなす → ボーナス."""
     found: list[TermMatch] = []
     for word in words:
-        if not word.noun or len(word.reading) < MIN_READING or _used(word.surface, vocabulary, df):
+        # A word written in kanji is not matched by reading: kanji words share readings too often (期間, 機関).
+        if not word.noun or has_kanji(word.surface) or len(word.reading) < MIN_READING:
+            continue
+        if _used(word.surface, vocabulary, df):
             continue
         term = by_reading.get(unvoiced(word.reading))
         if term is not None and term != word.surface:
