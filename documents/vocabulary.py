@@ -98,14 +98,23 @@ def katakana(text: str) -> str:
 
 
 def unvoiced(reading: str) -> str:
-    """``reading`` without voicing marks (バ → ハ, パ → ハ): the key readings are compared by.
+    """``reading`` without voicing marks after its first kana (バ → ハ): the key readings are compared by.
 
     A compound's reading is its words' readings joined (立替払い: タテカエハライ), while
-    people type it as said (たてかえばらい).
+    people type it as said (たてかえばらい): voicing at a seam (rendaku). The first
+    kana is never voiced so, and keeps its mark (ジタイ 事態 is not シタイ).
     """
-    return unicodedata.normalize(
-        "NFC", "".join(ch for ch in unicodedata.normalize("NFD", reading) if ch not in _VOICING)
-    )
+    rest = "".join(ch for ch in unicodedata.normalize("NFD", reading[1:]) if ch not in _VOICING)
+    return reading[:1] + unicodedata.normalize("NFC", rest)
+
+
+def boundaries(text: str) -> set[int]:
+    """The offsets in ``text`` (folded, one line, no spaces) where the analyser puts a word boundary, 0 and the end included."""
+    cuts, at = {0}, 0
+    for m in _tokenizer().tokenize(text[:MAX_LINE_CHARS]):
+        at += len(m.surface())
+        cuts.add(at)
+    return cuts
 
 
 def analyse(text: str) -> list[Word]:

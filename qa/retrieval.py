@@ -121,7 +121,9 @@ def search(
     matches = vocabulary_matches(query, version_ids=version_ids) if settings.RAG_VOCABULARY_EXPANSION else []
     written = written_as_documents(query, matches)
     expansion = expand(spelled_out(written), rules=dictionary_rules(), llm=llm)
-    expansion = expand_with_terms(expansion, [m.term for m in matches])
+    expansion = expand_with_terms(expansion, [m.term for m in matches if m.via != "meaning"])
+    # A match by meaning is a guess (株価 → 資産): it helps find passages but is not taken as what was asked.
+    expansion = expand_with_terms(expansion, [m.term for m in matches if m.via == "meaning"], keywords=False)
     timings = {"expansion": (time.perf_counter() - t0) * 1000}
 
     result = live_engine().search(query=expansion.expanded_query, version_ids=version_ids, mode=mode)

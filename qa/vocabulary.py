@@ -16,6 +16,10 @@ word reaches one, tried in this order:
   (育休 in 育児休業: Japanese abbreviations are made so) is taken when it is
   among the word's :data:`ABBREVIATION_RANK` nearest terms.
 
+Matches by spelling, reading and abbreviation are taken as what the question
+says (qa.retrieval reports them as added keywords); a match by meaning alone is
+a guess (株価 → 資産 in a corpus without 株価) and is only searched for.
+
 Only terms used by versions the asker may read are considered, so an expansion
 never reveals a document's words to someone who cannot read it.
 """
@@ -30,12 +34,12 @@ from typing import Literal
 import numpy as np
 
 from documents.embeddings import embed_queries
-from documents.vocabulary import Word, analyse, has_kanji, katakana, unvoiced
+from documents.vocabulary import Word, analyse, boundaries, has_kanji, katakana, unvoiced
 from documents.vocabulary_store import LiveVocabulary, live_vocabulary
 from qa.ambiguity import content_terms
 from ragportal.text import fold, is_english
 
-Via = Literal["spelling", "reading", "meaning"]
+Via = Literal["spelling", "reading", "abbreviation", "meaning"]
 # A term's reading must be this long (kana) to be recognised in kana input: shorter ones collide by chance.
 MIN_READING = 3
 MAX_READING = 16
@@ -100,12 +104,12 @@ def written_as_documents(text: str, matches: Sequence[TermMatch]) -> str:
 
     「けいひせいさんのきげん」 → 「経費精算のきげん」: what is embedded and compared with
     sentences, since a vector of kana input is far from the kanji it stands for.
-    Meaning matches are not written in: the word may say more than the term.
+    Matches by abbreviation or meaning are not written in: the word may say more than the term.
     """
-    written = text if all(m.word in text for m in matches if m.via != "meaning") else fold(text)
-    for m in matches:
-        if m.via != "meaning":
-            written = written.replace(m.word, m.term, 1)
+    rewritten = [m for m in matches if m.via in ("reading", "spelling")]
+    written = text if all(m.word in text for m in rewritten) else fold(text)
+    for m in rewritten:
+        written = written.replace(m.word, m.term, 1)
     return written
 
 
@@ -116,13 +120,19 @@ def _used(text: str, vocabulary: LiveVocabulary, df: np.ndarray) -> bool:
 
 def _by_spelling(words: list[Word], vocabulary: LiveVocabulary, df: np.ndarray, folded: str) -> list[TermMatch]:
     """Terms spelled differently from a question's word but normalised the same (締切 / 〆切 / 締め切り)."""
-    wanted = {w.normalized: w.surface for w in words if w.noun and not _used(w.surface, vocabulary, df)}
+    wanted = {
+        w.normalized: w.surface
+        for w in words
+        if w.noun and len(w.surface) >= 2 and not _used(w.surface, vocabulary, df)
+    }
     if not wanted:
         return []
     found: dict[str, tuple[int, str]] = {}
     for norm in wanted:
         for row in vocabulary.by_normalized.get(norm, ()):
-            if df[row] > 0 and vocabulary.texts[row] not in folded:
+            term = vocabulary.texts[row]
+            # An English word's katakana form must be a word, not a fragment (day → デー).
+            if df[row] > 0 and term not in folded and (len(term) >= 3 or not wanted[norm].isascii()):
                 best = found.get(norm)
                 if best is None or df[row] > best[0]:
                     found[norm] = (int(df[row]), vocabulary.texts[row])
@@ -135,14 +145,16 @@ def _by_kana(folded: str, by_reading: _Readings) -> list[TermMatch]:
     Readings compare without voicing marks: a compound's reading is its words'
     readings joined (立替払い: タテカエハライ) while people type it as said (たてかえばらい).
     """
-    runs = [(m.group(), unvoiced(katakana(m.group()))) for m in _KANA_RUN.finditer(folded)]
     found: list[TermMatch] = []
-    for written, run in runs:
+    for written in _KANA_RUN.findall(folded):
+        run, cuts = katakana(written), boundaries(written)
         i = 0
         while i <= len(run) - MIN_READING:
-            for size in range(min(MAX_READING, len(run) - i), MIN_READING - 1, -1):
-                term = by_reading.get(run[i : i + size])
-                if term is not None and unvoiced(katakana(term)) != run[i : i + size]:
+            # A match starts and ends where the analyser cuts the run: お客さんから is not 参加 (さん|から).
+            sizes = [n for n in range(min(MAX_READING, len(run) - i), MIN_READING - 1, -1) if i + n in cuts]
+            for size in sizes if i in cuts else ():
+                term = by_reading.get(unvoiced(run[i : i + size]))
+                if term is not None and katakana(term) != run[i : i + size]:
                     found.append(TermMatch(word=written[i : i + size], term=term, via="reading"))
                     i += size
                     break
@@ -211,14 +223,14 @@ def _by_meaning(words: list[str], vocabulary: LiveVocabulary, df: np.ndarray, fo
         nearest = np.argsort(-z)[:ABBREVIATION_RANK]
         abbreviations = [int(i) for i in nearest if _abbreviates(word, vocabulary.texts[rows[i]])]
         if abbreviations:
-            best = abbreviations[0]
+            best, via = abbreviations[0], "abbreviation"
         elif z[nearest[0]] >= MEANING_MIN_Z:
-            best = int(nearest[0])
+            best, via = int(nearest[0]), "meaning"
         else:
             continue
         term = vocabulary.texts[rows[best]]
         if term not in folded:
-            found.append(TermMatch(word=word, term=term, via="meaning"))
+            found.append(TermMatch(word=word, term=term, via=via))  # type: ignore[arg-type]
     return found
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from documents.vocabulary import analyse, document_terms, katakana
+from documents.vocabulary import analyse, boundaries, document_terms, katakana, unvoiced
 
 
 def test_a_documents_compound_terms_come_whole_with_their_reading():
@@ -39,3 +39,13 @@ def test_a_compound_never_runs_across_a_line_or_a_symbol():
     texts = {t.text for t in document_terms("## 育児休業\n育児休業は人事部（内線2300）へ").counts}
     assert "育児休業育児休業" not in texts
     assert "人事部内線" not in texts
+
+
+def test_readings_compare_without_voicing_at_a_seam_but_not_at_the_start():
+    assert unvoiced("タテカエバライ") == unvoiced("タテカエハライ")  # 立替払い as said and as its words join
+    assert unvoiced("ジタイ") != unvoiced("シタイ")  # 事態 is not したい
+
+
+def test_word_boundaries_of_kana_input():
+    cuts = boundaries("けいひせいさんのきげん")
+    assert {0, 7, 8, 11} <= cuts  # 経費精算 | の | 期限
