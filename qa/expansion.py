@@ -60,6 +60,24 @@ def expand(
     return Expansion(query=query, expanded_query=f"{result.expanded_query} {' '.join(extra)}", added_keywords=added)
 
 
+def expand_with_terms(expansion: Expansion, terms: Iterable[str], *, keywords: bool = True) -> Expansion:
+    """``expansion`` with ``terms`` added (the corpus vocabulary's matches, qa.vocabulary); those already there are skipped.
+
+    With ``keywords`` False the terms are searched for but not reported as
+    ``added_keywords``, which the off-topic and subject checks and the provider
+    take as words the question means for certain.
+    """
+    normalized = fold(expansion.expanded_query)
+    extra = [t for t in dict.fromkeys(terms) if t and fold(t) not in normalized]
+    if not extra:
+        return expansion
+    return Expansion(
+        query=expansion.query,
+        expanded_query=f"{expansion.expanded_query} {' '.join(extra)}",
+        added_keywords=expansion.added_keywords + (extra if keywords else []),
+    )
+
+
 def dictionary_rules() -> list[tuple[str, list[str]]]:
     """The synonym dictionary as edited in the admin."""
     from qa.models import SynonymEntry

@@ -31,10 +31,11 @@ from documents.vectorstore import DenseIndex, live_collection
 from qa.ambiguity import generic_terms
 from qa.decision import Evidence
 from qa.engine import EngineConfig, HybridEngine, Mode
-from qa.expansion import Expansion, dictionary_rules, expand
+from qa.expansion import Expansion, dictionary_rules, expand, expand_with_terms
 from qa.fusion import Candidate
 from qa.question import Question, analyse_question
 from qa.types import RetrievedChunk
+from qa.vocabulary import TermMatch, vocabulary_matches, written_as_documents
 from ragportal.text import fold
 
 # Chunks each part of a two-part question adds to the whole question's.
@@ -54,6 +55,11 @@ class SearchResult:
     generic_question: bool = False
     # The question's subject is in nothing the user may read (:func:`unknown_subject`).
     subject_unknown: bool = False
+    # The documents' terms the question's words reached by spelling, reading or meaning (qa.vocabulary).
+    vocabulary: list[TermMatch] = field(default_factory=list)
+    # The question with its kana and variant spellings written as the documents write them
+    # (qa.vocabulary.written_as_documents): what the off-topic check compares with sentences.
+    written_query: str = ""
 
 
 def live_engine() -> HybridEngine:
@@ -139,6 +145,8 @@ def search(
         short_question=question.short,
         generic_question=generic,
         subject_unknown=subject_unknown,
+        vocabulary=found.matches,
+        written_query=found.written,
     )
 
 
@@ -151,6 +159,8 @@ class _Retrieved:
     chunks: dict[int, Chunk]
     version_ids: list[int]
     timings: dict[str, float]
+    matches: list[TermMatch] = field(default_factory=list)
+    written: str = ""
 
 
 def _retrieve(
@@ -168,16 +178,23 @@ def _retrieve(
     ``version_ids`` given (calibration, which measures the whole corpus) replaces the user's.
     """
     t0 = time.perf_counter()
-    expansion = expand(query, rules=dictionary_rules(), llm=llm)
-    timings = {"expansion": (time.perf_counter() - t0) * 1000}
     if version_ids is None:
         version_ids = searchable_version_ids(user, document_id=document_id)
+    # The corpus's own terms for the question's words (qa.vocabulary), among what the user may read:
+    # kana and variant spellings are written as the documents write them, meanings are added.
+    matches = vocabulary_matches(query, version_ids=version_ids) if settings.RAG_VOCABULARY_EXPANSION else []
+    written = written_as_documents(query, matches)
+    expansion = expand(written, rules=dictionary_rules(), llm=llm)
+    expansion = expand_with_terms(expansion, [m.term for m in matches if m.via != "meaning"])
+    # A match by meaning is a guess (株価 → 資産): it helps find passages but is not taken as what was asked.
+    expansion = expand_with_terms(expansion, [m.term for m in matches if m.via == "meaning"], keywords=False)
+    timings = {"expansion": (time.perf_counter() - t0) * 1000}
     result = live_engine().search(query=expansion.expanded_query, version_ids=version_ids, mode=mode)
     timings.update(result.timings)
     per_document = settings.RAG_MAX_CHUNKS_PER_DOCUMENT if document_id is None else k
     chunks = _candidate_chunks(result.candidates, version_ids)
     hits = _hits(result.candidates, chunks, k=k, per_document=per_document)
-    return _Retrieved(expansion, hits, chunks, version_ids, timings)
+    return _Retrieved(expansion, hits, chunks, version_ids, timings, matches, written)
 
 
 def _llm_keywords(
@@ -246,17 +263,20 @@ _LATIN_WORD = re.compile(r"[0-9a-z]+(?:-[0-9a-z]+)*")
 def names_something_retrieved(
     question: Question | str, hits: Sequence[RetrievedChunk], expansions: Sequence[str] = ()
 ) -> bool:
-    """Whether an English ``query`` names something the documents name: a glossary word, or one the hits use.
+    """Whether an English question names something the retrieved chunks name: through an expansion, or as it is.
 
-    A glossary word is a Japanese term among ``expansions`` (「paid leave」 → 有給休暇); a
-    word the hits use is a content word of three letters or more written as it is in
-    a retrieved chunk (「VPN」, 「USB」, 「Wi-Fi」). 「weather」 and 「tomorrow」 are neither.
+    An expansion counts when it is a Japanese term a retrieved chunk uses: a glossary
+    word (「paid leave」 → 有給休暇) or a term of the documents the question's word
+    reached by meaning (qa.vocabulary: 「password」 → パスワード). A word as it is counts
+    when it is a content word of three letters or more written so in a retrieved
+    chunk (「VPN」, 「USB」, 「Wi-Fi」). 「weather」 and 「tomorrow」 are neither.
     """
-    if any(not term.isascii() for term in expansions):
+    texts = [fold(f"{h.section}\n{h.text}") for h in hits]
+    if any(not term.isascii() and any(fold(term) in text for text in texts) for term in expansions):
         return True
     if isinstance(question, str):
         question = analyse_question(question)
-    used = {word for h in hits for word in _LATIN_WORD.findall(fold(f"{h.section}\n{h.text}"))}
+    used = {word for text in texts for word in _LATIN_WORD.findall(text)}
     words = set(question.terms) | {w for w in _LATIN_WORD.findall(fold(question.text)) if "-" in w}
     return any(len(word) >= 3 and word in used for word in words)
 
@@ -319,7 +339,8 @@ def evidence_for(question: Question, result: SearchResult, *, one_document: bool
         generic=result.generic_question,
         one_document=one_document,
         names_something=question.english and names_something_retrieved(question, hits, result.added_keywords),
-        best_sentence=lambda: best_sentence_similarity(question.text, hits),
+        # Kana and variant spellings as the documents write them: けいひせいさん reads like 経費精算 there.
+        best_sentence=lambda: best_sentence_similarity(result.written_query or question.text, hits),
     )
 
 

@@ -157,12 +157,18 @@ def answer_question(
     elif decision.outcome == ASK_BACK:
         _store_clarification(answer, list(decision.options), english=question.english)
     else:
+        # The question as searched (a follow-up read in the conversation's topic), with kana and
+        # variant spellings written as the documents write them (qa.vocabulary): the extractive
+        # provider looks for 経費精算 where the employee typed けいひせいさん.
+        written = result.written_query
+        in_context = analyse_question(written) if written and written != searched.spelled else searched
         generated = _answer_with_provider(
             answer,
             question,
             result,
             history=[(turn.question, turn.answer_text) for turn in turns[-3:]],
             calibration=calibration,
+            in_context=in_context,
         )
     answer.latency_ms = (time.perf_counter() - started) * 1000
     # One transaction, after the slow part: a database that fails here (a lock that
@@ -234,19 +240,28 @@ def _answer_with_provider(
     *,
     history: list[tuple[str, str]],
     calibration: Calibration,
+    in_context: Question,
 ) -> _Generated | None:
-    """Fill ``answer`` from the provider and verification; None after a provider failure."""
+    """Fill ``answer`` from the provider and verification; None after a provider failure.
+
+    ``in_context`` is the question as searched: a follow-up read in the
+    conversation's topic, written as the documents write it. A provider that
+    does not read the history answers that, and the verifier checks every
+    answer against it: 「上限はいくら？」 after a hotel question asks for the
+    hotel's limit. A provider that reads the history gets the user's own words.
+    """
     hits = result.hits
-    options = {"expanded_terms": result.added_keywords, "history": history, "analysed": question}
     try:
         provider = get_provider()
         answer.provider, answer.model_name = provider.name, provider.model
-        generated = provider.generate(question.text, hits, **options)
-        verdict = verify_answer(question, generated, hits, calibration=calibration)
+        asked = question if provider.reads_history else in_context
+        options = {"expanded_terms": result.added_keywords, "history": history, "analysed": asked}
+        generated = provider.generate(asked.text, hits, **options)
+        verdict = verify_answer(in_context, generated, hits, calibration=calibration)
         if "low_grounding" in verdict.flags and provider.name != "extractive":
             # Conservative retry (second reference article): once, with a stricter prompt.
-            retried = provider.generate(question.text, hits, strict=True, **options)
-            retried_verdict = verify_answer(question, retried, hits, calibration=calibration)
+            retried = provider.generate(asked.text, hits, strict=True, **options)
+            retried_verdict = verify_answer(in_context, retried, hits, calibration=calibration)
             if "low_grounding" not in retried_verdict.flags:
                 generated, verdict = retried, retried_verdict
             answer.usage["strict_retry"] = True

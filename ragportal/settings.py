@@ -314,6 +314,8 @@ RAG_OFF_TOPIC_SIMILARITY_EN = env_float("RAG_OFF_TOPIC_SIMILARITY_EN", 0.81, min
 # relative gap of the top hit (or when its words name no document: qa.ambiguity).
 RAG_CLARIFY_GAP = env_float("RAG_CLARIFY_GAP", 0.03, minimum=0.0, maximum=1.0)
 RAG_LLM_EXPANSION = env_bool("RAG_LLM_EXPANSION", False)
+# Expand questions with the corpus's own terms (qa.vocabulary: by spelling, reading and meaning).
+RAG_VOCABULARY_EXPANSION = env_bool("RAG_VOCABULARY_EXPANSION", True)
 
 # --- Answers and verification ----------------------------------------------
 RAG_PROVIDER = env_choice("RAG_PROVIDER", "extractive", ("extractive", "anthropic", "gemini"))

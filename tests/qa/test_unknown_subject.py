@@ -37,8 +37,11 @@ VPN = RetrievedChunk(
 )
 
 
-def test_an_english_question_names_something_by_a_glossary_word_or_a_word_the_documents_use() -> None:
-    assert names_something_retrieved("How much is the housing allowance?", [VPN], expansions=["住宅手当"])
+def test_an_english_question_names_something_by_an_expansion_or_a_word_the_retrieved_chunks_use() -> None:
+    housing = RetrievedChunk(**{**VPN.__dict__, "section": "福利厚生 > 住宅手当", "text": "住宅手当は月2万円です。"})
+    assert names_something_retrieved("How much is the housing allowance?", [housing], expansions=["住宅手当"])
+    # An expansion (glossary or corpus vocabulary) names something only where a retrieved chunk uses it.
+    assert not names_something_retrieved("How much is the housing allowance?", [VPN], expansions=["住宅手当"])
     assert names_something_retrieved("What is the VPN server address?", [VPN])
     assert names_something_retrieved("How do I connect to the Wi-Fi?", [VPN])
     assert not names_something_retrieved("What will the weather be like tomorrow?", [VPN])

