@@ -170,7 +170,7 @@ def answer_question(
         _store_clarification(answer, options, english=is_english(text))
     else:
         generated = _answer_with_provider(
-            answer, text, result, history=[(turn.question, turn.answer_text) for turn in turns[-3:]]
+            answer, text, result, history=[(turn.question, turn.answer_text) for turn in turns[-3:]], in_context=search_query
         )
     answer.latency_ms = (time.perf_counter() - started) * 1000
     # One transaction, after the slow part: a database that fails here (a lock that
@@ -236,21 +236,29 @@ class _Generated:
 
 
 def _answer_with_provider(
-    answer: Answer, question: str, result: SearchResult, *, history: list[tuple[str, str]]
+    answer: Answer, question: str, result: SearchResult, *, history: list[tuple[str, str]], in_context: str
 ) -> _Generated | None:
-    """Fill ``answer`` from the provider and verification; None after a provider failure."""
+    """Fill ``answer`` from the provider and verification; None after a provider failure.
+
+    ``in_context`` is the question read in the conversation's topic (a follow-up
+    with the previous question folded in, as searched). A provider that does not
+    read the history answers that, and the verifier checks every answer against
+    it: 「上限はいくら？」 after a hotel question asks for the hotel's limit.
+    """
     hits = result.hits
     try:
         provider = get_provider()
         answer.provider, answer.model_name = provider.name, provider.model
+        if not provider.reads_history:
+            question = in_context
         generated = provider.generate(question, hits, expanded_terms=result.added_keywords, history=history)
-        verdict = verify_answer(question, generated, hits)
+        verdict = verify_answer(in_context, generated, hits)
         if "low_grounding" in verdict.flags and provider.name != "extractive":
             # Conservative retry (second reference article): once, with a stricter prompt.
             retried = provider.generate(
                 question, hits, expanded_terms=result.added_keywords, strict=True, history=history
             )
-            retried_verdict = verify_answer(question, retried, hits)
+            retried_verdict = verify_answer(in_context, retried, hits)
             if "low_grounding" not in retried_verdict.flags:
                 generated, verdict = retried, retried_verdict
             answer.usage["strict_retry"] = True

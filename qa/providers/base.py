@@ -42,13 +42,16 @@ class Provider(Protocol):
     ``chunks`` is ordered best first; every ``Citation.chunk_index`` in the
     result indexes this list (None for a document that was never sent).
     ``strict`` asks for the conservative retry: quote only, answer briefly.
-    ``history`` holds earlier (question, answer) turns of the conversation.
+    ``history`` holds earlier (question, answer) turns of the conversation. A
+    provider with ``reads_history = False`` gets a follow-up already read in
+    the conversation's topic instead (the question as searched).
     Failures raise ``qa.types.ProviderError``; "not in the documents" is an
     abstention (``abstained=True``), not an error.
     """
 
     name: str
     model: str
+    reads_history: bool
 
     def generate(
         self,
