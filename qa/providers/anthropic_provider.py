@@ -37,6 +37,7 @@ class AnthropicProvider:
     """Answers with Claude's Messages API and its document citations."""
 
     name = "anthropic"
+    reads_history = True  # sent the earlier turns as messages
 
     def __init__(
         self,

@@ -43,7 +43,9 @@ class Provider(Protocol):
     ``chunks`` is ordered best first; every ``Citation.chunk_index`` in the
     result indexes this list (None for a document that was never sent).
     ``strict`` asks for the conservative retry: quote only, answer briefly.
-    ``history`` holds earlier (question, answer) turns of the conversation.
+    ``history`` holds earlier (question, answer) turns of the conversation. A
+    provider with ``reads_history = False`` gets a follow-up already read in
+    the conversation's topic instead (the question as searched).
     ``analysed`` is ``question`` as the answering service analysed it
     (:func:`qa.question.analyse_question`); a provider that reads the question's
     language or what it asks uses it instead of reading the text again.
@@ -53,6 +55,7 @@ class Provider(Protocol):
 
     name: str
     model: str
+    reads_history: bool
 
     def generate(
         self,

@@ -314,11 +314,12 @@ class ExtractiveProvider:
 
     Deterministic: the same question and chunks give the same answer. No
     network, no key. ``history`` is accepted for interface compatibility and
-    ignored (each question must stand on its own words).
+    ignored: a follow-up reaches it already read in the conversation's topic.
     """
 
     name = "extractive"
     model = "extractive-v1"
+    reads_history = False
 
     retrieval_weight = 0.5
     confident_similarity = 0.88

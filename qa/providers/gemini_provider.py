@@ -105,6 +105,7 @@ class GeminiProvider:
     """Answers with Gemini's generateContent and structured JSON output."""
 
     name = "gemini"
+    reads_history = True  # sent the earlier turns as contents
 
     def __init__(
         self,

@@ -152,6 +152,38 @@ def test_a_chosen_document_keeps_the_follow_up_context_it_was_asked_in(ingest, e
     assert again.search_query == follow_up.search_query  # not 「… 期限は？ 期限は？」
 
 
+def test_a_follow_up_naming_no_topic_is_answered_in_the_topic_of_the_conversation(ingest, employee, demo_glossary):
+    """Issue 25 #6: 「上限はいくら？」 after a hotel question is the hotel's limit, not the commute allowance's."""
+    for name in ("benefits.md", "business_travel.md", "expense.md"):
+        ingest(name)
+    first = answer_question(user=employee, text="出張のホテル代について教えて")
+    follow_up = answer_question(user=employee, text="上限はいくら？", conversation=first.conversation)
+
+    assert follow_up.response_type == Answer.ResponseType.ANSWER
+    assert "月額50,000円" not in follow_up.answer_text  # the commute allowance (benefits.md)
+    assert "15,000円" in follow_up.answer_text  # a night's hotel, in Japan
+    assert {c.filename for c in follow_up.citations.all()} <= {"business_travel.md", "expense.md"}
+    # Asked on its own, the same words may be about any limit: the commute allowance is a fair answer there.
+    alone = answer_question(user=employee, text="上限はいくら？")
+    assert alone.search_query == "上限はいくら？"
+
+
+def test_a_provider_that_reads_the_history_gets_the_question_as_typed(ingest, employee, anthropic_server, settings):
+    """Claude is sent the earlier turns, so the follow-up goes to it in the user's own words."""
+    ingest("business_travel.md")
+    settings.RAG_PROVIDER = "extractive"
+    first = answer_question(user=employee, text="出張の宿泊費について教えて")
+    settings.RAG_PROVIDER = "anthropic"
+    anthropic_server.script(Reply(body=anthropic_message(text_block("国内は1泊15,000円までです。"))))
+    answer_question(user=employee, text="上限はいくら？", conversation=first.conversation)
+
+    messages = anthropic_server.requests[-1].body["messages"]
+    assert messages[-1]["role"] == "user"
+    assert "上限はいくら？" in str(messages[-1]["content"])
+    assert "出張の宿泊費について教えて 上限はいくら？" not in str(messages[-1]["content"])
+    assert any("出張の宿泊費について教えて" in str(m["content"]) for m in messages[:-1])
+
+
 # --- conservative retry -----------------------------------------------------------
 
 
