@@ -27,7 +27,7 @@ from documents.selectors import visible_documents
 from documents.sentence_vectors import vectors_for
 from qa.ambiguity import content_terms
 from qa.models import Answer, AnswerSource, Citation, Conversation, Feedback
-from qa.providers import get_provider
+from qa.providers import Provider, get_provider
 from qa.quote_context import stored_context
 from qa.selectors import conversation_turns
 from qa.retrieval import SearchResult, clarification_options, is_off_topic, search
@@ -107,8 +107,12 @@ def answer_question(
     text: str,
     conversation: Conversation | None = None,
     document: Document | None = None,
+    provider: Provider | None = None,
 ) -> Answer:
     """Answer ``text`` for ``user`` and store everything a reviewer needs.
+
+    ``provider`` replaces the configured one (``qa.streaming`` passes the
+    provider that streams the text as it arrives).
 
     Raises ValidationError for an empty or too long question, a conversation
     that is not the user's, or a document the user may not see, and
@@ -170,7 +174,7 @@ def answer_question(
         _store_clarification(answer, options, english=is_english(text))
     else:
         generated = _answer_with_provider(
-            answer, text, result, history=[(turn.question, turn.answer_text) for turn in turns[-3:]]
+            answer, text, result, history=[(turn.question, turn.answer_text) for turn in turns[-3:]], provider=provider
         )
     answer.latency_ms = (time.perf_counter() - started) * 1000
     # One transaction, after the slow part: a database that fails here (a lock that
@@ -236,12 +240,17 @@ class _Generated:
 
 
 def _answer_with_provider(
-    answer: Answer, question: str, result: SearchResult, *, history: list[tuple[str, str]]
+    answer: Answer,
+    question: str,
+    result: SearchResult,
+    *,
+    history: list[tuple[str, str]],
+    provider: Provider | None = None,
 ) -> _Generated | None:
     """Fill ``answer`` from the provider and verification; None after a provider failure."""
     hits = result.hits
     try:
-        provider = get_provider()
+        provider = provider or get_provider()
         answer.provider, answer.model_name = provider.name, provider.model
         generated = provider.generate(question, hits, expanded_terms=result.added_keywords, history=history)
         verdict = verify_answer(question, generated, hits)
