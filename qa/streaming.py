@@ -179,7 +179,7 @@ def answer_question_stream(
                 user=user, text=text, conversation=conversation, document=document, provider=relay
             )
             if relay.fallback_reason is not None:
-                _mark_fallback(answer, relay.fallback_reason)
+                _mark_fallback(answer, relay)
             sink.put(Done(answer))
         except BaseException as exc:  # noqa: BLE001 - handed to the consumer, which raises it
             sink.put(_Raised(exc))
@@ -203,7 +203,7 @@ def answer_question_stream(
         cancel.set()
 
 
-def _mark_fallback(answer: Answer, reason: str) -> None:
+def _mark_fallback(answer: Answer, relay: _Relay) -> None:
     """Label an extractive stand-in answer as such and send it to the review queue."""
     label = {"template": FALLBACK_LABEL, "params": {}}
     answer.warnings = [FALLBACK_LABEL, *answer.warnings]
@@ -211,7 +211,13 @@ def _mark_fallback(answer: Answer, reason: str) -> None:
     if isinstance(verification.get("warning_templates"), list):
         verification["warning_templates"] = [label, *verification["warning_templates"]]
     answer.verification = verification
-    answer.usage = {**(answer.usage or {}), "fallback": {"reason": reason}}
+    failed = {"provider": answer.provider, "model": answer.model_name, "reason": relay.fallback_reason}
+    answer.usage = {**(answer.usage or {}), "fallback": failed}
+    answer.provider, answer.model_name = relay.extractive.name, relay.extractive.model
     answer.needs_review = True
     answer.flag_provider_error = True
-    answer.save(update_fields=["warnings", "verification", "usage", "needs_review", "flag_provider_error"])
+    answer.save(
+        update_fields=[
+            "warnings", "verification", "usage", "needs_review", "flag_provider_error", "provider", "model_name"
+        ]
+    )

@@ -8,7 +8,7 @@ ever bound.
   Server-Sent Events (``message_start``, ``content_block_start``,
   ``content_block_delta`` with ``citations_delta`` and ``text_delta``,
   ``content_block_stop``, ``message_delta``, ``message_stop``), else one message.
-- Gemini: ``POST /v1beta/models/<model>:streamGenerateContent?alt=sse`` answers
+- Gemini: ``POST /<version>/models/<model>:streamGenerateContent?alt=sse`` answers
   ``data: <GenerateContentResponse JSON>`` chunks whose texts join into the
   JSON answer; ``:generateContent`` answers that JSON at once.
 
@@ -49,7 +49,7 @@ class FakeAnswer:
 class FakeCloud:
     """A threaded HTTP server on 127.0.0.1 speaking ``kind``'s API (``ANTHROPIC`` or ``GEMINI``).
 
-    ``requests`` holds each request body received; ``streams`` records, per
+    ``requests`` and ``paths`` hold each request's body and path; ``streams`` records, per
     streamed reply, whether it was sent to the end (False: the client left
     early or ``fail_after`` broke it).
     """
@@ -60,6 +60,7 @@ class FakeCloud:
     fail_after: int | None = None
     answer: FakeAnswer | None = None
     requests: list[dict[str, Any]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
     streams: list[bool] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -228,6 +229,7 @@ def _handler(fake: FakeCloud) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("content-length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
             fake.requests.append(body)
+            fake.paths.append(self.path)
             if fake.kind == ANTHROPIC and body.get("stream"):
                 self._stream(("event: %s\ndata: %s\n\n" % (e, json.dumps(d, ensure_ascii=False))) for e, d in anthropic_events(fake, body))
             elif fake.kind == ANTHROPIC:
