@@ -107,8 +107,8 @@ class EventStreamRenderer(BaseRenderer):
 
 
 def sse_event(name: str, data: Any) -> bytes:
-    """One Server-Sent Event: ``event: <name>`` and its data as one line of JSON (as the plain API encodes it)."""
-    return b"event: " + name.encode() + b"\ndata: " + JSONRenderer().render(data) + b"\n\n"
+    """One Server-Sent Event whose data is JSON encoded as the plain API encodes it."""
+    return streaming.sse_event(name, JSONRenderer().render(data))
 
 
 EVENT_STREAM_DESCRIPTION = (
@@ -183,7 +183,7 @@ def _answer_stream(
         raise _field_errors(exc) from None
     except DenseIndexUnavailableError:
         raise SearchUnavailable(services.SEARCH_UNAVAILABLE) from None
-    response = StreamingHttpResponse(_events(request, first, events), content_type="text/event-stream; charset=utf-8")
+    response = StreamingHttpResponse(_events(request, first, events), content_type=streaming.EVENT_STREAM)
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
     return response
@@ -202,7 +202,7 @@ def _events(request: Request, first: streaming.StreamEvent, events: Iterator[str
                 else:
                     yield sse_event("answer", payload)
             else:
-                yield b": keepalive\n\n"
+                yield streaming.HEARTBEAT
     except Exception:  # the status line has gone: the failure can only be an event
         logger.exception("answer stream failed")
         yield sse_event("error", {"detail": failure_message()})

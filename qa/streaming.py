@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import close_old_connections, connections
-from django.utils.translation import gettext
-from django.utils.translation import gettext_noop
+from django.utils import translation
+from django.utils.translation import gettext, gettext_noop
 
 from documents.models import Document
 from qa import services
@@ -38,8 +38,16 @@ log = logging.getLogger(__name__)
 
 FALLBACK_LABEL = gettext_noop("クラウドの回答生成に失敗したため、文書の該当箇所をそのまま示します")
 CANCELLED_ERROR = "stream cancelled by the client"
+EVENT_STREAM = "text/event-stream; charset=utf-8"
+# A comment line: keeps proxies from timing the stream out and lets a departed reader be noticed.
+HEARTBEAT = b": keepalive\n\n"
 # How often the stream says it is alive while nothing arrives (a client that left is noticed then).
 HEARTBEAT_S = 1.0
+
+
+def sse_event(name: str, data: bytes) -> bytes:
+    """One Server-Sent Event: ``event: <name>`` and ``data`` (one line of JSON)."""
+    return b"event: " + name.encode("ascii") + b"\ndata: " + data + b"\n\n"
 
 
 def cancelled_message() -> str:
@@ -171,9 +179,11 @@ def answer_question_stream(
     cancel = cancel or threading.Event()
     sink: queue.Queue = queue.Queue()
     relay = _Relay(sink, cancel)
+    language = translation.get_language()
 
     def work() -> None:
         close_old_connections()
+        translation.activate(language)  # the request's language: messages stored for the reader are in it
         try:
             answer = services.answer_question(
                 user=user, text=text, conversation=conversation, document=document, provider=relay
