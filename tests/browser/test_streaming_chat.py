@@ -22,6 +22,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, seria
 
 QUESTION = "有給休暇は何日もらえますか？"
 DRAFT_LABEL = "回答を作成中…（引用を確認する前の下書きです）"
+# The search before the provider call loads models on a process's first question: slow on a busy machine.
+FIRST_ANSWER_MS = 90_000
 
 
 @pytest.fixture(autouse=True)
@@ -54,6 +56,14 @@ def _ask(page, login, owner) -> None:
     page.click("#ask-form button[type=submit]")
 
 
+def _poll(probe, seconds: float = 5.0):
+    """``probe()`` once truthy (checked every 50 ms; the page's CSP forbids Playwright's string predicates)."""
+    deadline = time.monotonic() + seconds
+    while not (value := probe()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return value
+
+
 def _wait_for_stored_answer() -> Answer:
     """The answer the live server's worker thread stored (read once the thread is done: SQLite locks)."""
     deadline = time.monotonic() + 15
@@ -68,12 +78,9 @@ def test_draft_text_grows_then_the_checked_answer_with_its_badge_replaces_it(pag
     draft = page.locator(".draft-answer")
     draft.wait_for()
     assert draft.locator(".draft-label").inner_text() == DRAFT_LABEL
-    page.wait_for_function("document.querySelector('.draft-text') && document.querySelector('.draft-text').textContent.length > 0")
+    page.locator(".draft-text:not(:empty)").wait_for(timeout=FIRST_ANSWER_MS)
     first = draft.locator(".draft-text").inner_text()
-    page.wait_for_function(
-        "n => (document.querySelector('.draft-text') || {textContent: ''}).textContent.length > n", arg=len(first)
-    )
-    grown = draft.locator(".draft-text").inner_text()
+    grown = _poll(lambda: (text := draft.locator(".draft-text").inner_text()) != first and text)
     assert grown.startswith(first) and len(grown) > len(first)
     # Provisional: no badge, no footnotes, no rating while the text is a draft.
     assert draft.locator(".badge").count() == 0 and draft.locator(".footnotes").count() == 0
@@ -94,12 +101,12 @@ def test_draft_text_grows_then_the_checked_answer_with_its_badge_replaces_it(pag
 
 def test_stop_button_cancels_the_answer_and_nothing_is_shown_as_checked(page, login, employee, owner, claude):
     _ask(page, login, owner)
-    page.wait_for_function("document.querySelector('.draft-text') && document.querySelector('.draft-text').textContent.length > 0")
+    page.locator(".draft-text:not(:empty)").wait_for(timeout=FIRST_ANSWER_MS)
 
     page.click("[data-stop-answer]")
 
     label = page.locator(".draft-answer .draft-label")
-    page.wait_for_function("document.querySelector('.draft-answer.stopped') !== null")
+    page.locator(".draft-answer.stopped").wait_for()
     assert label.inner_text() == "回答の生成を中止しました。"
     assert page.locator("[data-stop-answer]").count() == 0
     time.sleep(1.5)  # a verified answer must not turn up after all
@@ -107,7 +114,7 @@ def test_stop_button_cancels_the_answer_and_nothing_is_shown_as_checked(page, lo
     stored = _wait_for_stored_answer()
     assert stored.response_type == Answer.ResponseType.ERROR and "cancelled" in stored.error
     assert not stored.citations.exists()
-    assert claude.streams == [False]  # the provider's stream was cut off before its end
+    assert _poll(lambda: claude.streams) == [False]  # the provider's stream was cut off before its end
 
     # Reloaded, the stopped question shows as an error answer, not as a checked one.
     page.reload()
@@ -121,7 +128,7 @@ def test_provider_failing_mid_stream_ends_in_the_labelled_fallback(page, login, 
 
     page.locator(".draft-answer").wait_for()
     answer = page.locator("article.exchange .answer")
-    answer.wait_for()
+    answer.wait_for(timeout=FIRST_ANSWER_MS)
     assert FALLBACK_LABEL in answer.locator(".warnings").inner_text()
     assert "10日" in answer.locator(".answer-text").inner_text()
     assert answer.locator(".footnotes li").count() >= 1
