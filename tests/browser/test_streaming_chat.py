@@ -116,10 +116,12 @@ def test_stop_button_cancels_the_answer_and_nothing_is_shown_as_checked(page, lo
     assert not stored.citations.exists()
     assert _poll(lambda: claude.streams) == [False]  # the provider's stream was cut off before its end
 
-    # Reloaded, the stopped question shows as an error answer, not as a checked one.
-    page.reload()
-    assert page.locator(".answer .badge.confidence").count() == 0
-    assert "回答の生成を中止しました。" in page.locator(".answer").inner_text()
+    # Its conversation shows the stopped question as an error answer, not as a checked one.
+    page.goto(f"/c/{stored.conversation_id}/")
+    stopped = page.locator(".answer")
+    assert stopped.get_attribute("data-response-type") == "error" and "エラー" in stopped.locator(".badge").all_inner_texts()
+    assert stopped.locator(".badge.confidence[data-confidence=high], .badge.confidence[data-confidence=medium]").count() == 0
+    assert "回答の生成を中止しました。" in stopped.inner_text() and stopped.locator(".footnotes").count() == 0
 
 
 def test_provider_failing_mid_stream_ends_in_the_labelled_fallback(page, login, employee, owner, claude):
