@@ -130,6 +130,8 @@ class AskAPI(QaAPIView):
         operation_id="ask",
         summary="質問する",
         description=EVENT_STREAM_DESCRIPTION,
+        # The stream is chosen by the Accept header; ?format= is not part of this API.
+        parameters=[OpenApiParameter("format", exclude=True)],
         request=AskInputSerializer,
         responses={
             (200, "application/json"): AnswerPayloadSerializer,
