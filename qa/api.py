@@ -9,7 +9,6 @@ conversation or answer is a 404; bad input is a 400 with field messages.
 from __future__ import annotations
 
 import itertools
-import logging
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -36,7 +35,6 @@ from documents.failures import DenseIndexUnavailableError
 from documents.models import Document
 from documents.selectors import visible_documents
 from qa import retrieval, selectors, services, streaming
-from qa.providers.base import failure_message
 from qa.models import Answer, Conversation
 from qa.serializers import (
     AnswerPayloadSerializer,
@@ -54,8 +52,6 @@ from qa.throttles import AskRateThrottle
 from ragportal.api import query_int
 from ragportal.parsers import JSONParser
 
-
-logger = logging.getLogger(__name__)
 
 EVENT_STREAM_EXAMPLE = OpenApiExample(
     "stream",
@@ -205,9 +201,8 @@ def _events(request: Request, first: streaming.StreamEvent, events: Iterator[str
                     yield sse_event("answer", payload)
             else:
                 yield streaming.HEARTBEAT
-    except Exception:  # the status line has gone: the failure can only be an event
-        logger.exception("answer stream failed")
-        yield sse_event("error", {"detail": failure_message()})
+    except Exception as exc:  # noqa: BLE001 - the status line has gone: the failure can only be an event (logged there)
+        yield sse_event("error", {"detail": streaming.failure_detail(exc)})
     finally:
         events.close()  # a client that left cancels the provider call
 

@@ -33,12 +33,14 @@ from qa.models import Answer, Conversation
 from qa.providers import Provider, get_provider
 from qa.providers.base import StreamingProvider, failure_message, stream_at_once
 from qa.types import ProviderAnswer, ProviderError, RetrievedChunk
+from ragportal.database_unavailable import is_database_unavailable, unavailable_message
 
 log = logging.getLogger(__name__)
 
 FALLBACK_LABEL = gettext_noop("クラウドの回答生成に失敗したため、文書の該当箇所をそのまま示します")
 CANCELLED_ERROR = "stream cancelled by the client"
-EVENT_STREAM = "text/event-stream; charset=utf-8"
+EVENT_STREAM_TYPE = "text/event-stream"
+EVENT_STREAM = f"{EVENT_STREAM_TYPE}; charset=utf-8"
 # A comment line: keeps proxies from timing the stream out and lets a departed reader be noticed.
 HEARTBEAT = b": keepalive\n\n"
 # How often the stream says it is alive while nothing arrives (a client that left is noticed then).
@@ -48,6 +50,12 @@ HEARTBEAT_S = 1.0
 def sse_event(name: str, data: bytes) -> bytes:
     """One Server-Sent Event: ``event: <name>`` and ``data`` (one line of JSON)."""
     return b"event: " + name.encode("ascii") + b"\ndata: " + data + b"\n\n"
+
+
+def failure_detail(exc: BaseException) -> str:
+    """What to tell the reader when a stream fails after it began (logged here; its status was already 200)."""
+    log.error("answer stream failed: %s", exc, exc_info=exc)
+    return unavailable_message() if is_database_unavailable(exc) else failure_message()
 
 
 def cancelled_message() -> str:

@@ -9,7 +9,6 @@ urlpatterns = [
     path("", views.chat, name="chat"),
     path("c/<int:pk>/", views.conversation_detail, name="conversation"),
     path("ask/", views.ask, name="ask"),
-    path("ask/stream/", views.ask_stream, name="ask_stream"),
     path("answers/<int:pk>/feedback/", views.feedback, name="feedback"),
     path("api-token/", views.api_token, name="api_token"),
 ]

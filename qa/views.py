@@ -147,8 +147,12 @@ def ask(request: HttpRequest) -> HttpResponse:
     refreshes the conversation id and list out of band, and pushes the
     conversation URL. Without JavaScript: redirects to the conversation.
     Invalid input re-renders the form errors (HTMX: into ``#ask-errors``).
+    With ``Accept: text/event-stream`` (``static/js/answer_stream.js``) the
+    answer streams instead: see ``_ask_stream``.
     """
     conversation, document, text, errors = _ask_input(request)
+    if streaming.EVENT_STREAM_TYPE in request.headers.get("Accept", ""):
+        return _ask_stream(request, conversation, document, text, errors)
     unavailable = False
     answer = None
     if not errors:
@@ -176,18 +180,18 @@ def ask(request: HttpRequest) -> HttpResponse:
     return push_url(response, _conversation_url(answer.conversation))
 
 
-@login_required
-@require_POST
-def ask_stream(request: HttpRequest) -> HttpResponseBase:
-    """The question box's answer as Server-Sent Events, for ``static/js/answer_stream.js``.
+def _ask_stream(
+    request: HttpRequest, conversation: Conversation | None, document: Any, text: str, errors: list[str]
+) -> HttpResponseBase:
+    """The question box's answer as Server-Sent Events.
 
     ``delta`` events carry the draft text as the provider writes it; then one
-    ``answer`` event carries ``html`` (what ``ask`` returns to htmx, checked
-    answer and out-of-band refreshes) and the conversation ``url``; or one
+    ``answer`` event carries ``html`` (what ``ask`` returns to htmx: the checked
+    answer and the out-of-band refreshes) and the conversation ``url``; or one
     ``error`` event carries the form errors' ``html`` (status 400/503, nothing
-    stored). Leaving early (the stop button) cancels the provider call.
+    stored) or, once the stream has begun, a ``detail`` message. Leaving early
+    (the stop button) cancels the provider call.
     """
-    conversation, document, text, errors = _ask_input(request)
     status = 400
     if not errors:
         events = streaming.answer_question_stream(user=request.user, text=text, conversation=conversation, document=document)
@@ -220,6 +224,8 @@ def _chat_events(request: HttpRequest, first: streaming.StreamEvent, events: Ite
                 yield _chat_event("answer", {"html": html, "url": _conversation_url(event.answer.conversation)})
             else:
                 yield streaming.HEARTBEAT
+    except Exception as exc:  # noqa: BLE001 - the status line has gone: the failure can only be an event (logged there)
+        yield _chat_event("error", {"detail": streaming.failure_detail(exc)})
     finally:
         events.close()  # the reader left (stop): the provider call is cancelled
 

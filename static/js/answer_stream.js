@@ -1,7 +1,7 @@
 // The question box's answer, streamed (templates/qa/chat.html, qa.views.ask_stream).
 //
-// With fetch and ReadableStream, a question is posted to the form's data-stream-url and
-// the answer card appears at once: the draft text grows as the provider writes it, marked
+// With fetch and ReadableStream, a question is posted to the form's data-stream-url (the
+// form's own URL) with Accept: text/event-stream, and the answer card appears at once: the draft text grows as the provider writes it, marked
 // as not yet checked, with no badge and no footnotes. When the verified answer comes
 // (`answer` event: the same HTML htmx would have swapped in) it replaces the draft. The
 // stop button aborts the request; the server then cancels the provider call and stores
@@ -110,8 +110,12 @@
     draft.stop.addEventListener("click", function () {
       controller.abort();
     });
+    const indicator = document.getElementById("ask-indicator");
     document.getElementById("conversation").appendChild(draft.article);
     submit.disabled = true;
+    if (indicator) {
+      indicator.classList.add("htmx-request"); // the same "answering…" indicator htmx shows
+    }
     try {
       const response = await fetch(form.dataset.streamUrl, {
         method: "POST",
@@ -120,6 +124,15 @@
         credentials: "same-origin",
         signal: controller.signal,
       });
+      const type = response.headers.get("Content-Type") || "";
+      if (!type.startsWith("text/event-stream")) {
+        // A server failure answered with a page (the 503 of a database that cannot be reached says why).
+        const page = new DOMParser().parseFromString(await response.text(), "text/html");
+        const reason = response.status === 503 ? page.querySelector("[data-error-message]") : null;
+        draft.article.remove();
+        showErrors(form, "", reason ? reason.textContent.trim() : "");
+        return;
+      }
       await readEvents(response, function (name, data) {
         if (name === "delta") {
           draft.text.textContent += data.text;
@@ -145,6 +158,9 @@
       }
     } finally {
       submit.disabled = false;
+      if (indicator) {
+        indicator.classList.remove("htmx-request");
+      }
     }
   }
 
