@@ -23,7 +23,7 @@ from django.test.utils import override_settings
 from qa.providers.fake_clouds import ANTHROPIC, GEMINI, FakeCloud
 
 PROVIDERS = ("extractive", "anthropic-fake", "gemini-fake")
-STREAM_PIECES = 8
+STREAM_PIECES = 9
 STREAM_PAUSE_S = 0.3
 
 

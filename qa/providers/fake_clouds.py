@@ -14,7 +14,7 @@ ever bound.
 
 Unless told what to say (``FakeAnswer``), a fake quotes the first sentence of
 the first document it was sent, with a citation that checks out. The text
-arrives in ``pieces`` parts ``pause`` seconds apart; ``fail_after`` breaks the
+arrives in ``pieces`` parts ``pause`` seconds apart (the first at once); ``fail_after`` breaks the
 stream after that many parts (an ``error`` event for Anthropic, a cut
 connection for Gemini).
 """
@@ -255,7 +255,7 @@ def _handler(fake: FakeCloud) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
         def _stream(self, events: Iterator[str]) -> None:
-            """Send ``events``, pausing before each text piece; record whether all of them went out."""
+            """Send ``events``, pausing between text pieces; record whether all of them went out."""
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.end_headers()
@@ -267,7 +267,8 @@ def _handler(fake: FakeCloud) -> type[BaseHTTPRequestHandler]:
                             self._break()
                             fake.streams.append(False)
                             return
-                        time.sleep(fake.pause)
+                        if sent:
+                            time.sleep(fake.pause)
                         sent += 1
                     self.wfile.write(event.encode("utf-8"))
                     self.wfile.flush()
