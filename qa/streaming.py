@@ -85,6 +85,34 @@ class _Raised:
 StreamEvent = Delta | Done | None  # None: a heartbeat while nothing arrived for HEARTBEAT_S
 
 
+# Streaming providers by configuration, shared by requests: building an SDK client costs
+# half a second (Gemini's), which would otherwise delay every first piece of text.
+_providers: dict[tuple, Provider] = {}
+_providers_lock = threading.Lock()
+
+
+def _provider_key() -> tuple:
+    names = ("RAG_PROVIDER", "RAG_PROVIDER_TIMEOUT", "RAG_PROVIDER_MAX_RETRIES", "RAG_CLOUD_WAIT_S")
+    names += tuple(f"{kind}_{part}" for kind in ("ANTHROPIC", "GEMINI") for part in ("API_KEY", "MODEL", "BASE_URL"))
+    return tuple(getattr(settings, name) for name in names)
+
+
+def _shared_provider() -> Provider:
+    """The configured provider, timed out after ``RAG_CLOUD_WAIT_S`` at most, built once per configuration."""
+    key = _provider_key()
+    with _providers_lock:
+        if key not in _providers:
+            wait = float(settings.RAG_CLOUD_WAIT_S)
+            _providers[key] = get_provider(timeout=min(wait, float(settings.RAG_PROVIDER_TIMEOUT)))
+        return _providers[key]
+
+
+def _forget_provider(provider: Provider) -> None:
+    with _providers_lock:
+        for key in [k for k, v in _providers.items() if v is provider]:
+            del _providers[key]
+
+
 class _Relay:
     """The provider ``answer_question`` calls: streams the configured one, passing pieces to ``sink``.
 
@@ -102,8 +130,7 @@ class _Relay:
     @property
     def provider(self) -> Provider:
         if self._provider is None:
-            wait = float(settings.RAG_CLOUD_WAIT_S)
-            self._provider = get_provider(timeout=min(wait, float(settings.RAG_PROVIDER_TIMEOUT)))
+            self._provider = _shared_provider()
         return self._provider
 
     @property
@@ -136,6 +163,7 @@ class _Relay:
         try:
             return self._stream(question, chunks, passing_on=not strict, **arguments)
         except ProviderError as exc:
+            _forget_provider(self.provider)  # a stream left half way may have closed its client
             fallback = settings.RAG_CLOUD_FALLBACK and self.provider.name != self.extractive.name
             if self.cancel.is_set() or not fallback:
                 raise

@@ -191,8 +191,9 @@ class GeminiProvider:
         The streamed chunks are pieces of one JSON document; the text of its
         sentences is read from the incomplete JSON as it grows (quotes and
         chunk numbers are not shown), and the complete JSON becomes the answer
-        exactly as in ``generate()``. Closing the iterator early (or a failure)
-        closes the stream and with it this provider's client.
+        exactly as in ``generate()``. The SDK leaves the HTTP response of a
+        stream closed early open until its client is closed (or collected):
+        ``qa.streaming`` drops a provider whose stream it left.
         """
         started = time.perf_counter()
         raw, shown, last = "", "", None
@@ -200,20 +201,12 @@ class GeminiProvider:
             responses = self.client.models.generate_content_stream(
                 model=self.model, contents=self.build_contents(question, chunks, history), config=_config(strict)
             )
-            finished = False
-            try:
-                for last in responses:
-                    raw += last.text or ""
-                    draft = _draft_text(raw)
-                    if draft.startswith(shown) and len(draft) > len(shown):
-                        yield draft[len(shown) :]
-                        shown = draft
-                finished = True
-            finally:
-                if not finished:
-                    # The SDK leaves the HTTP response of an abandoned stream open; closing
-                    # the client is how to hang up (this provider is not used afterwards).
-                    self.client.close()
+            for last in responses:
+                raw += last.text or ""
+                draft = _draft_text(raw)
+                if draft.startswith(shown) and len(draft) > len(shown):
+                    yield draft[len(shown) :]
+                    shown = draft
         if last is None:
             raise ProviderError("gemini returned an empty stream", user_message=failure_message())
         blocks = self._blocks(_parse_json(raw), chunks)
