@@ -93,10 +93,10 @@ class FakeCloud:
         return FakeAnswer(text=quote, quote=quote, document=0 if quote else None)
 
     def chunks_of(self, text: str) -> list[str]:
-        """``text`` cut into ``pieces`` parts of about equal length (none empty)."""
+        """``text`` cut into ``pieces`` parts of about equal length (fewer for a shorter text; none empty)."""
         count = max(1, min(self.pieces, len(text)))
-        size = -(-len(text) // count)
-        return [text[i : i + size] for i in range(0, len(text), size)]
+        bounds = [round(i * len(text) / count) for i in range(count + 1)]
+        return [text[start:end] for start, end in zip(bounds, bounds[1:])]
 
 
 def _worth_quoting(line: str) -> bool:
