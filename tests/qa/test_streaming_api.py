@@ -245,3 +245,23 @@ def test_openapi_schema_documents_the_event_stream(api, employee):
     description = schema["paths"]["/api/v1/ask"]["post"]["description"]
     for event in ("event: delta", "event: answer", "event: error"):
         assert event in description
+
+
+def test_benchmark_api_times_first_text_and_verified_answer_per_provider(employee, attendance, tmp_path):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out, printed = tmp_path / "bench.json", StringIO()
+    call_command("benchmark_api", n=1, stream=1, skip_load=True, user="employee", json_out=str(out), stdout=printed)
+
+    streamed = json.loads(out.read_text("utf-8"))["streamed"]
+    assert list(streamed) == ["extractive", "anthropic-fake", "gemini-fake"]
+    for provider in ("anthropic-fake", "gemini-fake"):
+        numbers = streamed[provider]
+        # The fake takes 2.4 s to write its answer; its first words reach the client long before that.
+        assert numbers["answer_ms"]["p50"] > 2400
+        assert numbers["first_text_ms"]["p50"] < numbers["answer_ms"]["p50"] - 1500
+        assert [name for name, _at in numbers["events"]] == ["delta"] * 9 + ["answer"]
+        assert f"streamed {provider}" in printed.getvalue()
+    assert not Answer.objects.exists()  # the benchmark's answers are removed
