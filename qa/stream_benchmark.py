@@ -76,7 +76,10 @@ def provider_settings(name: str) -> Iterator[FakeCloud | None]:
         if name == "anthropic-fake":
             fake = stack.enter_context(FakeCloud(ANTHROPIC, pause=STREAM_PAUSE_S, pieces=STREAM_PIECES))
             overrides.update(
-                RAG_PROVIDER="anthropic", ANTHROPIC_API_KEY="fake", ANTHROPIC_MODEL="claude-fake", ANTHROPIC_BASE_URL=fake.base_url
+                RAG_PROVIDER="anthropic",
+                ANTHROPIC_API_KEY="fake",
+                ANTHROPIC_MODEL="claude-fake",
+                ANTHROPIC_BASE_URL=fake.base_url,
             )
         elif name == "gemini-fake":
             fake = stack.enter_context(FakeCloud(GEMINI, pause=STREAM_PAUSE_S, pieces=STREAM_PIECES))

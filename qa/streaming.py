@@ -185,7 +185,9 @@ class _Relay:
                 if self.cancel.is_set():
                     raise ProviderError(CANCELLED_ERROR, user_message=cancelled_message())
                 if time.monotonic() > deadline:
-                    raise ProviderError(f"no complete answer within {settings.RAG_CLOUD_WAIT_S} s", user_message=failure_message())
+                    raise ProviderError(
+                        f"no complete answer within {settings.RAG_CLOUD_WAIT_S} s", user_message=failure_message()
+                    )
                 if isinstance(item, ProviderAnswer):
                     return item
                 if passing_on:
@@ -264,6 +266,12 @@ def _mark_fallback(answer: Answer, relay: _Relay) -> None:
     answer.flag_provider_error = True
     answer.save(
         update_fields=[
-            "warnings", "verification", "usage", "needs_review", "flag_provider_error", "provider", "model_name"
+            "warnings",
+            "verification",
+            "usage",
+            "needs_review",
+            "flag_provider_error",
+            "provider",
+            "model_name",
         ]
     )

@@ -175,11 +175,14 @@ def anthropic_events(fake: FakeCloud, body: dict[str, Any]) -> Iterator[tuple[st
         delta = {"type": "text_delta", "text": piece}
         yield "content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}
     yield "content_block_stop", {"type": "content_block_stop", "index": 0}
-    yield "message_delta", {
-        "type": "message_delta",
-        "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-        "usage": {"output_tokens": len(answer.text)},
-    }
+    yield (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": len(answer.text)},
+        },
+    )
     yield "message_stop", {"type": "message_stop"}
 
 
@@ -231,7 +234,10 @@ def _handler(fake: FakeCloud) -> type[BaseHTTPRequestHandler]:
             fake.requests.append(body)
             fake.paths.append(self.path)
             if fake.kind == ANTHROPIC and body.get("stream"):
-                self._stream(("event: %s\ndata: %s\n\n" % (e, json.dumps(d, ensure_ascii=False))) for e, d in anthropic_events(fake, body))
+                self._stream(
+                    ("event: %s\ndata: %s\n\n" % (e, json.dumps(d, ensure_ascii=False)))
+                    for e, d in anthropic_events(fake, body)
+                )
             elif fake.kind == ANTHROPIC:
                 answer = fake.answer_for(body)
                 citation = _anthropic_citation(body, answer)

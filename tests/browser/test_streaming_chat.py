@@ -119,8 +119,14 @@ def test_stop_button_cancels_the_answer_and_nothing_is_shown_as_checked(page, lo
     # Its conversation shows the stopped question as an error answer, not as a checked one.
     page.goto(f"/c/{stored.conversation_id}/")
     stopped = page.locator(".answer")
-    assert stopped.get_attribute("data-response-type") == "error" and "エラー" in stopped.locator(".badge").all_inner_texts()
-    assert stopped.locator(".badge.confidence[data-confidence=high], .badge.confidence[data-confidence=medium]").count() == 0
+    assert (
+        stopped.get_attribute("data-response-type") == "error"
+        and "エラー" in stopped.locator(".badge").all_inner_texts()
+    )
+    assert (
+        stopped.locator(".badge.confidence[data-confidence=high], .badge.confidence[data-confidence=medium]").count()
+        == 0
+    )
     assert "回答の生成を中止しました。" in stopped.inner_text() and stopped.locator(".footnotes").count() == 0
 
 

@@ -50,7 +50,11 @@ def cloud(settings, kind: str, **options: object) -> FakeCloud:
     settings.RAG_PROVIDER_MAX_RETRIES = 0
     settings.RAG_PROVIDER_TIMEOUT = 5.0
     if kind == ANTHROPIC:
-        settings.ANTHROPIC_API_KEY, settings.ANTHROPIC_MODEL, settings.ANTHROPIC_BASE_URL = "k", "claude-fake", fake.base_url
+        settings.ANTHROPIC_API_KEY, settings.ANTHROPIC_MODEL, settings.ANTHROPIC_BASE_URL = (
+            "k",
+            "claude-fake",
+            fake.base_url,
+        )
     else:
         settings.GEMINI_API_KEY, settings.GEMINI_MODEL, settings.GEMINI_BASE_URL = "k", "gemini-fake", fake.base_url
     return fake

@@ -58,7 +58,11 @@ def test_anthropic_stream_is_requested_and_sent_in_the_messages_api_event_order(
         "message_start", "content_block_start", "content_block_delta", "content_block_delta",
         "content_block_delta", "content_block_delta", "content_block_stop", "message_delta", "message_stop",
     ]  # fmt: skip
-    deltas = [data["delta"]["type"] for name, data in anthropic_events(fake, fake.requests[0]) if name == "content_block_delta"]
+    deltas = [
+        data["delta"]["type"]
+        for name, data in anthropic_events(fake, fake.requests[0])
+        if name == "content_block_delta"
+    ]
     assert deltas == ["citations_delta", "text_delta", "text_delta", "text_delta"]
 
 
