@@ -8,22 +8,25 @@ conversation or answer is a 404; bad input is a 400 with field messages.
 
 from __future__ import annotations
 
+import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import connection
 from django.db.models import Count, QuerySet
-from django.http import Http404
+from django.http import Http404, HttpResponseBase, StreamingHttpResponse
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.permissions import AllowAny, IsAdminUser
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.settings import api_settings
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -31,7 +34,7 @@ from rest_framework.views import APIView
 from documents.failures import DenseIndexUnavailableError
 from documents.models import Document
 from documents.selectors import visible_documents
-from qa import retrieval, selectors, services
+from qa import retrieval, selectors, services, streaming
 from qa.models import Answer, Conversation
 from qa.serializers import (
     AnswerPayloadSerializer,
@@ -51,6 +54,16 @@ from ragportal.http import signed_in
 from ragportal.parsers import JSONParser
 
 
+EVENT_STREAM_EXAMPLE = OpenApiExample(
+    "stream",
+    media_type="text/event-stream",
+    response_only=True,
+    value=(
+        'event: delta\ndata: {"text": "有給休暇は入社6ヶ月後に"}\n\n'
+        'event: delta\ndata: {"text": "10日付与されます。"}\n\n'
+        'event: answer\ndata: {"id": 42, "answer": "有給休暇は入社6ヶ月後に10日付与されます。", "citations": [...], ...}\n\n'
+    ),
+)
 BAD_REQUEST = OpenApiResponse(OpenApiTypes.OBJECT, description="入力エラー（フィールドごとのメッセージ）")
 UNAUTHENTICATED = OpenApiResponse(OpenApiTypes.OBJECT, description="未認証")
 NOT_FOUND = OpenApiResponse(OpenApiTypes.OBJECT, description="存在しない、または他のユーザーのもの")
@@ -78,18 +91,57 @@ class QaAPIView(APIView):
     parser_classes = [JSONParser]
 
 
+class EventStreamRenderer(BaseRenderer):
+    """``text/event-stream``: what ``Accept: text/event-stream`` negotiates. A refusal (400, 401, 429, 503)
+    is one ``error`` event carrying the JSON body the plain call would get."""
+
+    media_type = "text/event-stream"
+    format = "event-stream"
+    charset = "utf-8"
+
+    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: dict | None = None) -> bytes:
+        return b"" if data is None else sse_event("error", data)
+
+
+def sse_event(name: str, data: Any) -> bytes:
+    """One Server-Sent Event whose data is JSON encoded as the plain API encodes it."""
+    return streaming.sse_event(name, JSONRenderer().render(data))
+
+
+EVENT_STREAM_DESCRIPTION = (
+    "`Accept: text/event-stream` のとき（本文は同じ JSON）、回答をストリームで返す（`text/event-stream`）。\n\n"
+    "- `event: delta` / `data: {\"text\": \"...\"}`: 生成中の回答文の断片（届いた順）。引用の検証前の下書き。\n"
+    "- `event: answer` / `data`: 検証済みの回答。通常の呼び出しが返す JSON と同じ（保存された回答と同一）。最後に1回だけ。\n"
+    "- `event: error` / `data: {\"detail\": \"...\"}`: 回答できなかった（入力エラーなどは HTTP ステータスも同じ）。"
+    "回答の生成に失敗した場合は保存された回答を `answer` に含む。\n"
+    "- `: keepalive`: 何も届かない間のコメント行。\n\n"
+    "クラウドの回答生成が失敗・時間切れのときは、文書の該当箇所をそのまま示す回答（警告つき、要確認）が `answer` で届く。"
+)
+
+
 class AskAPI(QaAPIView):
     throttle_classes = [AskRateThrottle]
+    renderer_classes = [*api_settings.DEFAULT_RENDERER_CLASSES, EventStreamRenderer]
 
     @extend_schema(
         operation_id="ask",
         summary="質問する",
+        description=EVENT_STREAM_DESCRIPTION,
+        # The stream is chosen by the Accept header; ?format= is not part of this API.
+        parameters=[OpenApiParameter("format", exclude=True)],
         request=AskInputSerializer,
         responses={
-            200: AnswerPayloadSerializer, 400: BAD_REQUEST, 401: UNAUTHENTICATED, 429: THROTTLED, 503: UNAVAILABLE
+            (200, "application/json"): AnswerPayloadSerializer,
+            (200, "text/event-stream"): OpenApiResponse(
+                OpenApiTypes.STR, description="delta* の後に answer（または error）", examples=[EVENT_STREAM_EXAMPLE]
+            ),
+            400: BAD_REQUEST,
+            401: UNAUTHENTICATED,
+            429: THROTTLED,
+            503: UNAVAILABLE,
         },
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: Request) -> HttpResponseBase:
         data = AskInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         conversation = None
@@ -105,6 +157,8 @@ class AskAPI(QaAPIView):
             document = Document.objects.filter(pk=data.validated_data["document"]).first()
             if document is None:
                 raise ValidationError({"document": [_("この文書は見つかりません。")]})
+        if isinstance(request.accepted_renderer, EventStreamRenderer):
+            return _answer_stream(request, data.validated_data["text"], conversation, document)
         try:
             answer = services.answer_question(
                 user=signed_in(request.user),
@@ -118,6 +172,43 @@ class AskAPI(QaAPIView):
             raise SearchUnavailable(services.SEARCH_UNAVAILABLE) from None
         answer = selectors.get_answer_for_user(request.user, answer.pk)
         return Response(AnswerPayloadSerializer(answer).data)
+
+
+def _answer_stream(
+    request: Request, text: str, conversation: Conversation | None, document: Document | None
+) -> StreamingHttpResponse:
+    """The answer as events. Waits for the first one, so that refused input is a 400 (503) as in a plain call."""
+    events = streaming.answer_question_stream(user=request.user, text=text, conversation=conversation, document=document)
+    try:
+        first = next(event for event in events if event is not None)
+    except DjangoValidationError as exc:
+        raise _field_errors(exc) from None
+    except DenseIndexUnavailableError:
+        raise SearchUnavailable(services.SEARCH_UNAVAILABLE) from None
+    response = StreamingHttpResponse(_events(request, first, events), content_type=streaming.EVENT_STREAM)
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
+    return response
+
+
+def _events(request: Request, first: streaming.StreamEvent, events: Iterator[streaming.StreamEvent]) -> Iterator[bytes]:
+    """The SSE body: ``delta`` events, then ``answer`` (the stored answer's payload) or ``error``."""
+    try:
+        for event in itertools.chain([first], events):
+            if isinstance(event, streaming.Delta):
+                yield sse_event("delta", {"text": event.text})
+            elif isinstance(event, streaming.Done):
+                payload = AnswerPayloadSerializer(selectors.get_answer_for_user(request.user, event.answer.pk)).data
+                if event.answer.response_type == Answer.ResponseType.ERROR:
+                    yield sse_event("error", {"detail": event.answer.answer_text, "answer": payload})
+                else:
+                    yield sse_event("answer", payload)
+            else:
+                yield streaming.HEARTBEAT
+    except Exception as exc:  # noqa: BLE001 - the status line has gone: the failure can only be an event (logged there)
+        yield sse_event("error", {"detail": streaming.failure_detail(exc)})
+    finally:
+        events.close()  # a client that left cancels the provider call
 
 
 class SearchAPI(QaAPIView):

@@ -29,7 +29,7 @@ from documents.selectors import visible_documents
 from documents.sentence_vectors import vectors_for
 from qa.calibration import OFF_TOPIC_QUESTIONS, Measured, corpus_key, heading_questions, thresholds_from
 from qa.models import Answer, AnswerSource, Citation, Conversation, CorpusCalibration, Feedback
-from qa.providers import get_provider
+from qa.providers import Provider, get_provider
 from qa.quote_context import stored_context
 from qa.selectors import conversation_turns
 from qa.decision import ASK_BACK, NOT_FOUND, Calibration, decide
@@ -110,8 +110,12 @@ def answer_question(
     text: str,
     conversation: Conversation | None = None,
     document: Document | None = None,
+    provider: Provider | None = None,
 ) -> Answer:
     """Answer ``text`` for ``user`` and store everything a reviewer needs.
+
+    ``provider`` replaces the configured one (``qa.streaming`` passes the
+    provider that streams the text as it arrives).
 
     Raises ValidationError for an empty or too long question, a conversation
     that is not the user's, or a document the user may not see, and
@@ -169,6 +173,7 @@ def answer_question(
             history=[(turn.question, turn.answer_text) for turn in turns[-3:]],
             calibration=calibration,
             in_context=in_context,
+            provider=provider,
         )
     answer.latency_ms = (time.perf_counter() - started) * 1000
     # One transaction, after the slow part: a database that fails here (a lock that
@@ -241,6 +246,7 @@ def _answer_with_provider(
     history: list[tuple[str, str]],
     calibration: Calibration,
     in_context: Question,
+    provider: Provider | None = None,
 ) -> _Generated | None:
     """Fill ``answer`` from the provider and verification; None after a provider failure.
 
@@ -252,7 +258,7 @@ def _answer_with_provider(
     """
     hits = result.hits
     try:
-        provider = get_provider()
+        provider = provider or get_provider()
         answer.provider, answer.model_name = provider.name, provider.model
         asked = question if provider.reads_history else in_context
         options = {"expanded_terms": result.added_keywords, "history": history, "analysed": asked}

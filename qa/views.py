@@ -8,14 +8,18 @@ through ``qa.services`` exactly as the API's do.
 
 from __future__ import annotations
 
+import itertools
+import json
+from collections.abc import Iterator
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Page, Paginator
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
@@ -24,7 +28,7 @@ from django_htmx.http import push_url, reswap, retarget
 
 from documents.failures import DenseIndexUnavailableError
 from documents.selectors import visible_documents
-from qa import api_tokens, selectors, services
+from qa import api_tokens, selectors, services, streaming
 from qa.models import Answer, Conversation, Feedback
 from qa.presenters import answer_view
 from ragportal.http import AuthenticatedHttpRequest
@@ -105,6 +109,36 @@ def _int_or_none(value: str | None) -> int | None:
         return None
 
 
+def _ask_input(request: HttpRequest) -> tuple[Conversation | None, Any, str, list[str]]:
+    """The question box's fields: (conversation, document, text, errors). Another user's conversation is a 404."""
+    conversation_id = _int_or_none(request.POST.get("conversation"))
+    conversation = _get_conversation_for_user(request, conversation_id) if conversation_id else None
+    document_id = _int_or_none(request.POST.get("document"))
+    errors: list[str] = []
+    document = None
+    if request.POST.get("document") and document_id is None:
+        errors.append(_("文書の指定が正しくありません。"))
+    elif document_id is not None:
+        # A hidden document and a missing one get the same answer: ids reveal nothing.
+        document = visible_documents(request.user).filter(pk=document_id).first()
+        if document is None:
+            errors.append(_("指定された文書が見つかりません。"))
+    return conversation, document, request.POST.get("text", ""), errors
+
+
+def _ask_response_context(request: HttpRequest, answer: Answer) -> dict[str, Any]:
+    """What ``_ask_response.html`` needs: the exchange, and the conversation id and list to refresh."""
+    answer = selectors.with_citations(selectors.answers_for_user(request.user)).get(pk=answer.pk)
+    return {
+        **_exchange(answer, None),
+        "reason_choices": Feedback.Reason.choices,
+        "conversation": answer.conversation,
+        # The conversation just asked in moves to the top: show the first page.
+        **_conversation_list(request, first=True),
+        "oob": True,
+    }
+
+
 @login_required
 @require_POST
 def ask(request: AuthenticatedHttpRequest) -> HttpResponse:
@@ -114,22 +148,14 @@ def ask(request: AuthenticatedHttpRequest) -> HttpResponse:
     refreshes the conversation id and list out of band, and pushes the
     conversation URL. Without JavaScript: redirects to the conversation.
     Invalid input re-renders the form errors (HTMX: into ``#ask-errors``).
+    With ``Accept: text/event-stream`` (``static/js/answer_stream.js``) the
+    answer streams instead: see ``_ask_stream``.
     """
-    conversation_id = _int_or_none(request.POST.get("conversation"))
-    conversation = _get_conversation_for_user(request, conversation_id) if conversation_id else None
-    document_id = _int_or_none(request.POST.get("document"))
-    text = request.POST.get("text", "")
-    errors: list[str] = []
+    conversation, document, text, errors = _ask_input(request)
+    if streaming.EVENT_STREAM_TYPE in request.headers.get("Accept", ""):
+        return _ask_stream(request, conversation, document, text, errors)
     unavailable = False
     answer = None
-    document = None
-    if request.POST.get("document") and document_id is None:
-        errors.append(_("文書の指定が正しくありません。"))
-    elif document_id is not None:
-        # A hidden document and a missing one get the same answer: ids reveal nothing.
-        document = visible_documents(request.user).filter(pk=document_id).first()
-        if document is None:
-            errors.append(_("指定された文書が見つかりません。"))
     if not errors:
         try:
             answer = services.answer_question(
@@ -151,17 +177,58 @@ def ask(request: AuthenticatedHttpRequest) -> HttpResponse:
     assert answer is not None
     if not request.htmx:
         return redirect(_conversation_url(answer.conversation, answer))
-    answer = selectors.with_citations(selectors.answers_for_user(request.user)).get(pk=answer.pk)
-    context = {
-        **_exchange(answer, None),
-        "reason_choices": Feedback.Reason.choices,
-        "conversation": answer.conversation,
-        # The conversation just asked in moves to the top: show the first page.
-        **_conversation_list(request, first=True),
-        "oob": True,
-    }
-    response = render(request, "qa/partials/_ask_response.html", context)
+    response = render(request, "qa/partials/_ask_response.html", _ask_response_context(request, answer))
     return push_url(response, _conversation_url(answer.conversation))
+
+
+def _ask_stream(
+    request: HttpRequest, conversation: Conversation | None, document: Any, text: str, errors: list[str]
+) -> HttpResponseBase:
+    """The question box's answer as Server-Sent Events.
+
+    ``delta`` events carry the draft text as the provider writes it; then one
+    ``answer`` event carries ``html`` (what ``ask`` returns to htmx: the checked
+    answer and the out-of-band refreshes) and the conversation ``url``; or one
+    ``error`` event carries the form errors' ``html`` (status 400/503, nothing
+    stored) or, once the stream has begun, a ``detail`` message. Leaving early
+    (the stop button) cancels the provider call.
+    """
+    status = 400
+    if not errors:
+        events = streaming.answer_question_stream(user=request.user, text=text, conversation=conversation, document=document)
+        try:
+            first = next(event for event in events if event is not None)
+        except ValidationError as exc:
+            errors = list(exc.messages)
+        except DenseIndexUnavailableError:
+            errors, status = [str(services.SEARCH_UNAVAILABLE)], 503
+    if errors:
+        html = render_to_string("qa/partials/_ask_errors.html", {"errors": errors}, request)
+        return HttpResponse(_chat_event("error", {"html": html}), content_type=streaming.EVENT_STREAM, status=status)
+    response = StreamingHttpResponse(_chat_events(request, first, events), content_type=streaming.EVENT_STREAM)
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+def _chat_event(name: str, data: dict[str, Any]) -> bytes:
+    return streaming.sse_event(name, json.dumps(data, ensure_ascii=False).encode("utf-8"))
+
+
+def _chat_events(request: HttpRequest, first: streaming.StreamEvent, events: Iterator[streaming.StreamEvent]) -> Iterator[bytes]:
+    try:
+        for event in itertools.chain([first], events):
+            if isinstance(event, streaming.Delta):
+                yield _chat_event("delta", {"text": event.text})
+            elif isinstance(event, streaming.Done):
+                html = render_to_string("qa/partials/_ask_response.html", _ask_response_context(request, event.answer), request)
+                yield _chat_event("answer", {"html": html, "url": _conversation_url(event.answer.conversation)})
+            else:
+                yield streaming.HEARTBEAT
+    except Exception as exc:  # noqa: BLE001 - the status line has gone: the failure can only be an event (logged there)
+        yield _chat_event("error", {"detail": streaming.failure_detail(exc)})
+    finally:
+        events.close()  # the reader left (stop): the provider call is cancelled
 
 
 @login_required

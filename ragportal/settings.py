@@ -321,6 +321,12 @@ RAG_VOCABULARY_EXPANSION = env_bool("RAG_VOCABULARY_EXPANSION", True)
 RAG_PROVIDER = env_choice("RAG_PROVIDER", "extractive", ("extractive", "anthropic", "gemini"))
 RAG_PROVIDER_TIMEOUT = env_float("RAG_PROVIDER_TIMEOUT", 30.0, minimum=0.1)
 RAG_PROVIDER_MAX_RETRIES = env_int("RAG_PROVIDER_MAX_RETRIES", 2, minimum=0)
+# A streamed cloud answer (the chat with JavaScript, the API with Accept: text/event-stream)
+# that has not finished after RAG_CLOUD_WAIT_S seconds, or that fails, is replaced by the
+# offline extractive answer, labelled as such and flagged for review (qa.streaming);
+# RAG_CLOUD_FALLBACK=0 shows the failure instead.
+RAG_CLOUD_FALLBACK = env_bool("RAG_CLOUD_FALLBACK", True)
+RAG_CLOUD_WAIT_S = env_float("RAG_CLOUD_WAIT_S", 20.0, minimum=0.1)
 RAG_MIN_GROUNDED_RATIO = env_float("RAG_MIN_GROUNDED_RATIO", 0.5, minimum=0.0, maximum=1.0)
 RAG_CONFIDENCE_HIGH = env_float("RAG_CONFIDENCE_HIGH", 0.88, minimum=0.0, maximum=1.0)
 RAG_CONFIDENCE_MEDIUM = env_float("RAG_CONFIDENCE_MEDIUM", 0.83, minimum=0.0, maximum=1.0)

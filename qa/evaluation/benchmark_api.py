@@ -14,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.test import Client
 from django.test.utils import override_settings
 
+from qa.evaluation import stream_benchmark
 from qa.models import Answer, Conversation
 
 GOLDEN_QUERIES = Path(settings.BASE_DIR) / "documents" / "demo_corpus" / "golden" / "queries.jsonl"
@@ -46,6 +47,17 @@ class Command(BaseCommand):
         parser.add_argument("--skip-load", action="store_true", help="do not run load_demo first")
         parser.add_argument("--keep", action="store_true", help="keep the answers the benchmark created")
         parser.add_argument("--json", dest="json_out", help="also write the numbers to this file")
+        parser.add_argument(
+            "--stream",
+            type=int,
+            default=0,
+            metavar="N",
+            help=(
+                "also time N streamed answers (Accept: text/event-stream) per provider: extractive, and Claude and "
+                "Gemini through their SDKs against loopback fakes that stream for 2.4 s; prints the time to the "
+                "first text and to the verified answer"
+            ),
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         n = int(options["n"])
@@ -76,11 +88,18 @@ class Command(BaseCommand):
                 started = time.perf_counter()
                 _ask(client, questions[i % len(questions)])
                 round_trips.append((time.perf_counter() - started) * 1000)
+            plain = Answer.objects.filter(pk__gt=first_answer_id, user=user)
+            last_plain_id = plain.order_by("-pk").values_list("pk", flat=True).first() or first_answer_id
+            # Streamed answers are timed on a question the plain run answered (not "not found", not asked back).
+            answered = plain.filter(response_type=Answer.ResponseType.ANSWER).values_list("question", flat=True).first()
+            stream_n = int(options["stream"])
+            streamed = _streamed(client, answered or FALLBACK_QUESTIONS[0], stream_n) if stream_n else {}
 
         created = Answer.objects.filter(pk__gt=first_answer_id, user=user)
-        pipeline = [a for a in created.order_by("pk").values_list("latency_ms", flat=True)][1:]  # without warm-up
+        timed = created.filter(pk__lte=last_plain_id).order_by("pk")
+        pipeline = [a for a in timed.values_list("latency_ms", flat=True)][1:]  # without warm-up
         kinds: dict[str, int] = {}
-        for kind in created.order_by("pk").values_list("response_type", flat=True)[1:]:
+        for kind in timed.values_list("response_type", flat=True)[1:]:
             kinds[kind] = kinds.get(kind, 0) + 1
         report: dict[str, Any] = {
             "n": n,
@@ -94,18 +113,44 @@ class Command(BaseCommand):
             },
             "response_types": kinds,
         }
+        if streamed:
+            report["streamed"] = streamed
         self.stdout.write(
             f"POST /api/v1/ask x{n} ({len(questions)} demo questions, extractive, warm-up {report['warmup_ms']} ms excluded)\n"
             f"  round trip   p50 {report['api_ms']['p50']} ms   p95 {report['api_ms']['p95']} ms\n"
             f"  answer_question (stored latency) p50 {report['pipeline_ms']['p50']} ms   p95 {report['pipeline_ms']['p95']} ms\n"
             f"  response types: {kinds}"
         )
+        for provider, numbers in streamed.items():
+            self.stdout.write(
+                f"  streamed {provider:<15} first text p50 {numbers['first_text_ms']['p50']} ms "
+                f"p95 {numbers['first_text_ms']['p95']} ms   verified answer p50 {numbers['answer_ms']['p50']} ms "
+                f"p95 {numbers['answer_ms']['p95']} ms   ({numbers['n']} answers)"
+            )
         if options["json_out"]:
             Path(str(options["json_out"])).write_text(json.dumps(report, ensure_ascii=False, indent=2), "utf-8")
         if not options["keep"]:
             conversation_ids = list(created.values_list("conversation_id", flat=True))
             created.delete()
             Conversation.objects.filter(pk__in=conversation_ids, answers__isnull=True).delete()
+
+
+def _streamed(client: Client, question: str, n: int) -> dict[str, dict]:
+    """Per provider, p50/p95 of the time to the first text and to the verified answer of ``n`` streamed answers."""
+    numbers = {}
+    for provider in stream_benchmark.PROVIDERS:
+        with stream_benchmark.provider_settings(provider):
+            stream_benchmark.ask_streaming(client, question)  # warm-up: the SDK is imported on first use
+            timings = [stream_benchmark.ask_streaming(client, question) for _ in range(n)]
+        first = [t.first_text_ms or 0.0 for t in timings]
+        done = [t.answer_ms or 0.0 for t in timings]
+        numbers[provider] = {
+            "n": n,
+            "first_text_ms": {"p50": round(percentile(first, 0.5), 1), "p95": round(percentile(first, 0.95), 1)},
+            "answer_ms": {"p50": round(percentile(done, 0.5), 1), "p95": round(percentile(done, 0.95), 1)},
+            "events": [(name, at) for name, at, _data in timings[-1].events],
+        }
+    return numbers
 
 
 def _questions() -> list[str]:

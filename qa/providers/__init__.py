@@ -13,18 +13,18 @@ from qa.types import ProviderConfigurationError
 PROVIDER_NAMES = ("extractive", "anthropic", "gemini")
 
 
-def get_provider(name: str | None = None) -> Provider:
+def get_provider(name: str | None = None, *, timeout: float | None = None) -> Provider:
     """Build the provider ``name`` (default: ``settings.RAG_PROVIDER``) from Django settings.
 
     Reads ANTHROPIC_* / GEMINI_* (key, model, base URL), RAG_PROVIDER_TIMEOUT
-    (seconds) and RAG_PROVIDER_MAX_RETRIES. Raises ProviderConfigurationError
+    (seconds; ``timeout`` overrides it) and RAG_PROVIDER_MAX_RETRIES. Raises ProviderConfigurationError
     for an unknown name or a cloud provider without its API key. The SDK
     modules are imported only for the provider chosen.
     """
     from django.conf import settings
 
     chosen = (name or settings.RAG_PROVIDER or "extractive").strip().lower()
-    timeout = float(settings.RAG_PROVIDER_TIMEOUT)
+    timeout = float(settings.RAG_PROVIDER_TIMEOUT if timeout is None else timeout)
     retries = int(settings.RAG_PROVIDER_MAX_RETRIES)
     if chosen == "extractive":
         from qa.providers.extractive import ExtractiveProvider

@@ -11,12 +11,22 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import anthropic
+import httpx
 
-from qa.providers.base import chunk_title, elapsed_ms, failure_message, is_abstention, quota_message, verified_citation
+from qa.providers.base import (
+    StreamItem,
+    chunk_title,
+    elapsed_ms,
+    failure_message,
+    is_abstention,
+    quota_message,
+    verified_citation,
+)
 from qa.providers.prompts import system_prompt
 from qa.question import Question
 from qa.types import (
@@ -94,24 +104,48 @@ class AnthropicProvider:
         documents.
         """
         started = time.perf_counter()
-        try:
-            response = self.client.messages.create(
-                model=self.model,
-                max_tokens=STRICT_MAX_TOKENS if strict else MAX_TOKENS,
-                system=system_prompt(strict=strict),
-                messages=self.build_messages(question, chunks, history),  # type: ignore[arg-type]
-            )
-        except anthropic.RateLimitError as exc:
-            logger.warning("Anthropic rate limit / quota: %s", exc)
-            raise ProviderError(f"anthropic quota: {exc}", user_message=quota_message(), quota=True) from exc
-        except anthropic.APIError as exc:
-            # Timeouts, connection failures, other HTTP statuses and responses
-            # the SDK could not parse all end here (after the SDK's retries).
-            logger.warning("Anthropic request failed: %s: %s", type(exc).__name__, exc)
-            raise ProviderError(f"anthropic {type(exc).__name__}: {exc}", user_message=failure_message()) from exc
-        except ValueError as exc:  # malformed JSON body
-            raise ProviderError(f"anthropic malformed response: {exc}", user_message=failure_message()) from exc
+        with _provider_errors():
+            response = self.client.messages.create(**self._request(question, chunks, strict=strict, history=history))
+        return self._answer(response, chunks, started)
 
+    def stream(
+        self,
+        question: str,
+        chunks: list[RetrievedChunk],
+        *,
+        expanded_terms: Sequence[str] = (),
+        strict: bool = False,
+        history: Sequence[tuple[str, str]] = (),
+        analysed: Question | None = None,
+    ) -> Iterator[StreamItem]:
+        """``generate()`` through the SDK's streaming: text pieces as Claude writes them, then the answer.
+
+        The SDK gathers the ``citations_delta`` events into each text block's
+        citations, so the final message is mapped exactly as a created one.
+        Closing the iterator early closes the HTTP stream.
+        """
+        started = time.perf_counter()
+        with _provider_errors():
+            with self.client.messages.stream(**self._request(question, chunks, strict=strict, history=history)) as events:
+                for event in events:
+                    if event.type == "text" and event.text:
+                        yield event.text
+                response = events.get_final_message()
+        yield self._answer(response, chunks, started)
+
+    def _request(
+        self, question: str, chunks: Sequence[RetrievedChunk], *, strict: bool, history: Sequence[tuple[str, str]]
+    ) -> dict[str, Any]:
+        """The Messages API arguments, the same for a created and a streamed answer."""
+        return {
+            "model": self.model,
+            "max_tokens": STRICT_MAX_TOKENS if strict else MAX_TOKENS,
+            "system": system_prompt(strict=strict),
+            "messages": self.build_messages(question, chunks, history),
+        }
+
+    def _answer(self, response: Any, chunks: Sequence[RetrievedChunk], started: float) -> ProviderAnswer:
+        """Claude's message as a ProviderAnswer. Raises ProviderError for an empty answer."""
         blocks = self._blocks(response, chunks)
         if not blocks or not "".join(b.text for b in blocks).strip():
             raise ProviderError("anthropic returned an empty answer", user_message=failure_message())
@@ -151,3 +185,24 @@ class AnthropicProvider:
                     citations.append(verified_citation(chunks, document_index, cited_text, None, None))
             blocks.append(AnswerBlock(text=block.text, citations=citations))
         return blocks
+
+
+@contextmanager
+def _provider_errors() -> Iterator[None]:
+    """Turn the SDK's failures (after its retries) into ProviderError with a message for the user."""
+    try:
+        yield
+    except anthropic.RateLimitError as exc:
+        logger.warning("Anthropic rate limit / quota: %s", exc)
+        raise ProviderError(f"anthropic quota: {exc}", user_message=quota_message(), quota=True) from exc
+    except anthropic.APIError as exc:
+        # Timeouts, connection failures, other HTTP statuses, an ``error`` event in
+        # a stream and responses the SDK could not parse all end here.
+        logger.warning("Anthropic request failed: %s: %s", type(exc).__name__, exc)
+        raise ProviderError(f"anthropic {type(exc).__name__}: {exc}", user_message=failure_message()) from exc
+    except httpx.HTTPError as exc:
+        # A stream cut off half way surfaces as the HTTP library's own error.
+        logger.warning("Anthropic stream broke: %s: %s", type(exc).__name__, exc)
+        raise ProviderError(f"anthropic {type(exc).__name__}: {exc}", user_message=failure_message()) from exc
+    except ValueError as exc:  # malformed JSON body
+        raise ProviderError(f"anthropic malformed response: {exc}", user_message=failure_message()) from exc

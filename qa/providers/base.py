@@ -7,7 +7,7 @@ Importable without Django settings (messages are translated lazily at call time)
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
 from django.utils.translation import gettext
@@ -67,6 +67,40 @@ class Provider(Protocol):
         history: Sequence[tuple[str, str]] = (),
         analysed: Question | None = None,
     ) -> ProviderAnswer: ...
+
+
+# What a provider's ``stream()`` yields: text pieces as they arrive, then exactly one final answer.
+StreamItem = str | ProviderAnswer
+
+
+@runtime_checkable
+class StreamingProvider(Provider, Protocol):
+    """A provider that can also stream: ``stream()`` takes ``generate()``'s arguments.
+
+    It yields the answer text in pieces as the model writes them (a draft: no
+    citation is checked yet), then exactly one ``ProviderAnswer``, the same
+    that ``generate()`` would have returned; verification runs on that one.
+    Failures raise ``ProviderError``, possibly after some pieces. Closing the
+    iterator early closes the connection to the provider.
+    """
+
+    def stream(
+        self,
+        question: str,
+        chunks: list[RetrievedChunk],
+        *,
+        expanded_terms: Sequence[str] = (),
+        strict: bool = False,
+        history: Sequence[tuple[str, str]] = (),
+        analysed: Question | None = None,
+    ) -> Iterator[StreamItem]: ...
+
+
+def stream_at_once(answer: ProviderAnswer) -> Iterator[StreamItem]:
+    """The stream of a provider that has its whole answer at once: the text as one piece, then the answer."""
+    if answer.text:
+        yield answer.text
+    yield answer
 
 
 def abstention_text(question: str, *, english: bool | None = None) -> str:

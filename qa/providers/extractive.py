@@ -26,11 +26,11 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from documents.sentence_vectors import sentence_spans
-from qa.providers.base import abstention_text, elapsed_ms, sentence_separator
+from qa.providers.base import StreamItem, abstention_text, elapsed_ms, sentence_separator, stream_at_once
 from qa.question import Question, analyse_question
 from qa.types import AnswerBlock, Citation, ProviderAnswer, RetrievedChunk
 from ragportal.text import fold
@@ -341,6 +341,23 @@ class ExtractiveProvider:
         self.threshold = threshold
         self.max_sentences = max_sentences
         self.meaning = meaning
+
+    def stream(
+        self,
+        question: str,
+        chunks: list[RetrievedChunk],
+        *,
+        expanded_terms: Sequence[str] = (),
+        strict: bool = False,
+        history: Sequence[tuple[str, str]] = (),
+        analysed: Question | None = None,
+    ) -> Iterator[StreamItem]:
+        """``generate()``'s answer as a stream: all of its text at once, then the answer."""
+        return stream_at_once(
+            self.generate(
+                question, chunks, expanded_terms=expanded_terms, strict=strict, history=history, analysed=analysed
+            )
+        )
 
     def generate(
         self,

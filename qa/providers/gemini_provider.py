@@ -14,16 +14,19 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
+import pydantic_core
 from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 from pydantic import BaseModel, Field, ValidationError
 
 from qa.providers.base import (
+    StreamItem,
     chunk_title,
     elapsed_ms,
     failure_message,
@@ -169,33 +172,52 @@ class GeminiProvider:
     ) -> ProviderAnswer:
         """Ask Gemini for cited sentences; locate every quote. Raises ProviderError on failure."""
         started = time.perf_counter()
-        config = genai_types.GenerateContentConfig(
-            system_instruction=system_prompt(strict=strict) + GEMINI_FORMAT_RULES,
-            response_mime_type="application/json",
-            response_schema=GeminiAnswer,
-            temperature=0.0,
-        )
-        try:
+        with _provider_errors():
             response = self.client.models.generate_content(
-                model=self.model, contents=self.build_contents(question, chunks, history), config=config
+                model=self.model, contents=self.build_contents(question, chunks, history), config=_config(strict)
             )
-        except genai_errors.APIError as exc:
-            if exc.code == 429:
-                logger.warning("Gemini rate limit / quota: %s", exc)
-                raise ProviderError(f"gemini quota: {exc}", user_message=quota_message(), quota=True) from exc
-            logger.warning("Gemini request failed: %s", exc)
-            raise ProviderError(f"gemini HTTP {exc.code}: {exc}", user_message=failure_message()) from exc
-        except _TRANSPORT_ERRORS as exc:
-            # Timeouts and refused connections surface as the HTTP library's
-            # own exceptions, not as genai errors.
-            logger.warning("Gemini transport failure: %s: %s", type(exc).__name__, exc)
-            raise ProviderError(f"gemini {type(exc).__name__}: {exc}", user_message=failure_message()) from exc
-        except ValueError as exc:  # body that is not JSON
-            raise ProviderError(f"gemini malformed response: {exc}", user_message=failure_message()) from exc
-
-        answer = self._parse(response)
-        blocks = self._blocks(answer, chunks)
+        blocks = self._blocks(self._parse(response), chunks)
         self._add_grounding_citations(response, blocks, chunks)
+        return self._answer(blocks, response, started)
+
+    def stream(
+        self,
+        question: str,
+        chunks: list[RetrievedChunk],
+        *,
+        expanded_terms: Sequence[str] = (),
+        strict: bool = False,
+        history: Sequence[tuple[str, str]] = (),
+        analysed: Question | None = None,
+    ) -> Iterator[StreamItem]:
+        """``generate()`` through ``generate_content_stream``: the sentences' text as it arrives, then the answer.
+
+        The streamed chunks are pieces of one JSON document; the text of its
+        sentences is read from the incomplete JSON as it grows (quotes and
+        chunk numbers are not shown), and the complete JSON becomes the answer
+        exactly as in ``generate()``. The SDK leaves the HTTP response of a
+        stream closed early open until its client is closed (or collected):
+        ``qa.streaming`` drops a provider whose stream it left.
+        """
+        started = time.perf_counter()
+        raw, shown, last = "", "", None
+        with _provider_errors():
+            responses = self.client.models.generate_content_stream(
+                model=self.model, contents=self.build_contents(question, chunks, history), config=_config(strict)
+            )
+            for last in responses:
+                raw += last.text or ""
+                draft = _draft_text(raw)
+                if draft.startswith(shown) and len(draft) > len(shown):
+                    yield draft[len(shown) :]
+                    shown = draft
+        if last is None:
+            raise ProviderError("gemini returned an empty stream", user_message=failure_message())
+        blocks = self._blocks(_parse_json(raw), chunks)
+        yield self._answer(blocks, last, started)
+
+    def _answer(self, blocks: list[AnswerBlock], response: Any, started: float) -> ProviderAnswer:
+        """The answer from its blocks; usage and model from ``response`` (a stream's last chunk carries them)."""
         text = "".join(b.text for b in blocks)
         if not text.strip():
             raise ProviderError("gemini returned an empty answer", user_message=failure_message())
@@ -225,12 +247,7 @@ class GeminiProvider:
             raw = response.text
         except ValueError as exc:
             raise ProviderError(f"gemini response has no text: {exc}", user_message=failure_message()) from exc
-        if not raw or not raw.strip():
-            raise ProviderError("gemini returned an empty answer", user_message=failure_message())
-        try:
-            return GeminiAnswer.model_validate(json.loads(raw))
-        except (ValueError, ValidationError) as exc:
-            raise ProviderError(f"gemini answer is not the expected JSON: {exc}", user_message=failure_message()) from exc
+        return _parse_json(raw)
 
     @staticmethod
     def _blocks(answer: GeminiAnswer, chunks: Sequence[RetrievedChunk]) -> list[AnswerBlock]:
@@ -321,3 +338,55 @@ def _quote_citation(
     if primary is None or not 0 <= primary < len(chunks):
         return Citation(None, quote, None, None)
     return Citation(primary, quote, None, None)
+
+
+def _config(strict: bool) -> genai_types.GenerateContentConfig:
+    """The request's configuration: our rules, and the answer as JSON of the ``GeminiAnswer`` shape."""
+    return genai_types.GenerateContentConfig(
+        system_instruction=system_prompt(strict=strict) + GEMINI_FORMAT_RULES,
+        response_mime_type="application/json",
+        response_schema=GeminiAnswer,
+        temperature=0.0,
+    )
+
+
+def _parse_json(raw: str | None) -> GeminiAnswer:
+    """The complete JSON answer. Raises ProviderError when it is empty or not of the expected shape."""
+    if not raw or not raw.strip():
+        raise ProviderError("gemini returned an empty answer", user_message=failure_message())
+    try:
+        return GeminiAnswer.model_validate(json.loads(raw))
+    except (ValueError, ValidationError) as exc:
+        raise ProviderError(f"gemini answer is not the expected JSON: {exc}", user_message=failure_message()) from exc
+
+
+def _draft_text(raw: str) -> str:
+    """The sentences' text readable so far in an incomplete JSON answer ("" while none is)."""
+    try:
+        partial = pydantic_core.from_json(raw, allow_partial="trailing-strings") if raw.strip() else {}
+    except ValueError:
+        return ""
+    sentences = partial.get("sentences") if isinstance(partial, dict) else None
+    texts = [s["text"] for s in sentences or [] if isinstance(s, dict) and isinstance(s.get("text"), str)]
+    # Every sentence but the one still being written is complete: it gets its separator.
+    return "".join(text + sentence_separator(text) for text in texts[:-1]) + (texts[-1] if texts else "")
+
+
+@contextmanager
+def _provider_errors() -> Iterator[None]:
+    """Turn the SDK's and the HTTP library's failures into ProviderError with a message for the user."""
+    try:
+        yield
+    except genai_errors.APIError as exc:
+        if exc.code == 429:
+            logger.warning("Gemini rate limit / quota: %s", exc)
+            raise ProviderError(f"gemini quota: {exc}", user_message=quota_message(), quota=True) from exc
+        logger.warning("Gemini request failed: %s", exc)
+        raise ProviderError(f"gemini HTTP {exc.code}: {exc}", user_message=failure_message()) from exc
+    except _TRANSPORT_ERRORS as exc:
+        # Timeouts, refused connections and streams cut off half way surface as
+        # the HTTP library's own exceptions, not as genai errors.
+        logger.warning("Gemini transport failure: %s: %s", type(exc).__name__, exc)
+        raise ProviderError(f"gemini {type(exc).__name__}: {exc}", user_message=failure_message()) from exc
+    except ValueError as exc:  # body that is not JSON
+        raise ProviderError(f"gemini malformed response: {exc}", user_message=failure_message()) from exc
