@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('documents', '0008_version_needs_parse'),
+        ('documents', '0009_version_body_chars'),
     ]
 
     operations = [
