@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,6 +11,7 @@ from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 
 from documents.filenames import normalize_filename
+from documents.indexing import IndexStats
 from documents.models import Document, DocumentVersion
 from documents.parsing import SUPPORTED_EXTENSIONS
 from documents.selectors import document_named
@@ -22,6 +24,8 @@ class ImportReport:
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    ingest_seconds: float = 0.0  # reading, parsing, chunking and storing the new versions
+    index_stats: IndexStats = field(default_factory=IndexStats)  # embedding them and making them live
 
 
 def supported_files(directory: Path) -> list[Path]:
@@ -65,13 +69,15 @@ def import_file(
 def import_paths(paths: Iterable[Path], *, owner, groups: Iterable[Group] | None = None) -> ImportReport:  # noqa: ANN001
     """Import files, then index all their new versions together (batched embeddings)."""
     report = ImportReport()
+    started = time.perf_counter()
     new_versions = [
         version
         for path in paths
         if (version := import_file(path, owner=owner, groups=groups, report=report, index=False)) is not None
     ]
+    report.ingest_seconds = time.perf_counter() - started
     if new_versions:
-        versions_index(versions=new_versions)
+        report.index_stats = versions_index(versions=new_versions)
     for version in new_versions:
         version.document.refresh_from_db()
         if version.document.status == Document.Status.FAILED:

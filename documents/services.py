@@ -24,7 +24,7 @@ from documents.chunking import ChunkSpan, chunk_document
 from documents.embeddings import EMBEDDING_MODEL_NAME
 from documents.failures import DenseIndexUnavailableError, failure_reason
 from documents.filenames import clean_filename
-from documents.indexing import IndexItem, index_items, remove_versions
+from documents.indexing import IndexItem, IndexStats, index_items, remove_versions
 from documents.keyword_index import live_keyword_index
 from documents.models import Chunk, Document, DocumentVersion
 from documents.parsing import ParsedDocument, ParseError, parse_file
@@ -266,8 +266,11 @@ def version_index(*, version: DocumentVersion) -> None:
 INDEX_DATABASE_MAX_WAIT_S = 16.0
 
 
-def versions_index(*, versions: list[DocumentVersion]) -> None:
+def versions_index(*, versions: list[DocumentVersion]) -> IndexStats:
     """Index several versions with their embeddings batched together, then make each live.
+
+    Returns where the time went (documents.indexing.IndexStats; empty when
+    nothing was embedded, e.g. a failed batch retried version by version).
 
     Safe against concurrent runs: the live version is re-read before any
     cleanup, an older version never replaces a newer live one, and a document
@@ -279,22 +282,21 @@ def versions_index(*, versions: list[DocumentVersion]) -> None:
     wait = 1.0
     while True:
         try:
-            _versions_index_once(versions)
-            return
+            return _versions_index_once(versions)
         except DATABASE_UNAVAILABLE_ERRORS as exc:
             if transaction.get_connection().in_atomic_block:
                 raise  # the caller's transaction is broken: only the caller can start again
             if wait > INDEX_DATABASE_MAX_WAIT_S:
                 for version in versions:
                     version_fail(version=version, exc=exc)
-                return
+                return IndexStats()
             log.warning("database unavailable while indexing (%s); indexing again in %.0f s", exc, wait)
             close_old_connections()
             time.sleep(wait)
             wait *= 2
 
 
-def _versions_index_once(versions: list[DocumentVersion]) -> None:
+def _versions_index_once(versions: list[DocumentVersion]) -> IndexStats:
     """One run of :func:`versions_index`; a database that cannot be used now raises (nothing recorded)."""
     keyword = live_keyword_index()
     try:
@@ -302,7 +304,7 @@ def _versions_index_once(versions: list[DocumentVersion]) -> None:
     except DenseIndexUnavailableError as exc:  # nothing was written: each version fails in words
         for version in versions:
             _index_failed(version, exc, dense=None, keyword=keyword)
-        return
+        return IndexStats()
     Document.objects.filter(pk__in={v.document_id for v in versions}).update(
         status=Document.Status.INDEXING, status_message=""
     )
@@ -313,7 +315,7 @@ def _versions_index_once(versions: list[DocumentVersion]) -> None:
             _index_failed(version, ValidationError(_("索引にする本文がありません。")), dense=dense, keyword=keyword)
     ready = [v for v in versions if items[v.pk]]
     try:
-        index_items(
+        stats = index_items(
             [item for v in ready for item in items[v.pk]],
             dense=dense,
             keyword=keyword,
@@ -328,9 +330,12 @@ def _versions_index_once(versions: list[DocumentVersion]) -> None:
         else:
             for version in ready:
                 versions_index(versions=[version])
-        return
+        return IndexStats()
+    started = time.perf_counter()
     for version in sorted(ready, key=lambda v: v.number):
         _go_live(version, dense=dense, keyword=keyword)
+    stats.go_live_seconds = time.perf_counter() - started
+    return stats
 
 
 def _progress_recorder(sizes: list[tuple[int, int]]) -> Callable[[int, int], None]:
