@@ -13,8 +13,10 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 
+# Not --quiet: on a fresh clone this is the first minute of `make run`, and pip's lines show it working.
 $(VENV)/.runtime: requirements.txt | $(PY)
-	$(PIP) install --quiet -r requirements.txt
+	@echo "== installing the Python packages (first run only, about a minute) =="
+	$(PIP) install --progress-bar off -r requirements.txt
 	touch $@
 
 $(VENV)/.dev: requirements-dev.txt requirements.txt $(VENV)/.runtime
@@ -30,6 +32,7 @@ migrate: venv
 
 # The banner lists the demo logins at the address `run` serves (HOST and PORT).
 demo: migrate
+	@echo "== demo users and documents (a fresh clone indexes the demo corpus here; progress every few seconds) =="
 	DEBUG=1 $(PY) manage.py load_demo --url http://$(HOST):$(PORT)/
 
 # One indexing worker beside the web server (one core, lower priority: questions stay fast), stopped with it.
@@ -48,6 +51,13 @@ INDEX_WORKERS ?= $(if $(CHROMA_HOST),2,1)
 # Long enough for a process's first question, which loads the embedding model.
 WEB_TIMEOUT ?= 120
 
+# gunicorn believes X-Forwarded-Proto (the request came over HTTPS) only from these proxy
+# addresses. gunicorn's own default trusts 127.0.0.1 and ::1, i.e. any local process; here
+# nothing is trusted unless RAG_TRUST_X_FORWARDED_PROTO=1 (a TLS proxy on this machine:
+# 127.0.0.1,::1). A proxy on another machine: FORWARDED_ALLOW_IPS=its address (README).
+comma := ,
+FORWARDED_ALLOW_IPS ?= $(if $(filter 1,$(RAG_TRUST_X_FORWARDED_PROTO)),127.0.0.1$(comma)::1,)
+
 define require_secret_key
 @test -n "$$SECRET_KEY" || { echo "make $@: SECRET_KEY is not set. Set it (and ALLOWED_HOSTS, the host names users type), e.g. export SECRET_KEY=\"\$$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')\"" >&2; exit 1; }
 endef
@@ -64,7 +74,7 @@ run-prod: venv
 	done; \
 	trap 'kill $$workers 2>/dev/null; wait $$workers' EXIT INT TERM; \
 	$(VENV)/bin/gunicorn ragportal.wsgi --bind $(HOST):$(PORT) --workers $(WEB_WORKERS) --threads $(WEB_THREADS) \
-	  --timeout $(WEB_TIMEOUT) --graceful-timeout 30 --access-logfile -
+	  --timeout $(WEB_TIMEOUT) --graceful-timeout 30 --access-logfile - --forwarded-allow-ips="$(FORWARDED_ALLOW_IPS)"
 
 # Production mode on one machine with PostgreSQL and a Chroma server (scripts/services, data in
 # SERVICES_DIR): run-prod with 3 web processes and 2 indexing workers; the services stop with it.
@@ -90,7 +100,7 @@ test: dev-deps
 	fi
 
 eval: venv
-	DEBUG=1 $(PY) manage.py evaluate --corpus documents/demo_corpus/golden/corpus.jsonl --queries documents/demo_corpus/golden/queries.jsonl --compare
+	DEBUG=1 $(PY) manage.py evaluate --corpus documents/demo_corpus/golden/corpus.jsonl --queries documents/demo_corpus/golden/queries.jsonl --glossary documents/demo_corpus/glossary.json --compare
 	DEBUG=1 $(PY) manage.py evaluate --corpus $(JSQUAD)/jsquad-valid-corpus.jsonl --queries $(JSQUAD)/jsquad-valid-queries.jsonl --compare
 
 # The golden questions through the answering service, on a throw-away copy of the demo; every answer in var/.

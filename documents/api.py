@@ -13,13 +13,14 @@ from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from documents.failures import DELETE_UNAVAILABLE, DenseIndexUnavailableError
 from documents.forms import read_upload
 from documents.models import Document
 from documents.roles import is_owner
@@ -30,14 +31,24 @@ from documents.serializers import (
     DocumentUploadInputSerializer,
     VersionUploadInputSerializer,
 )
-from documents.services import document_delete, document_ingest, document_reindex
+from documents.services import document_delete, document_ingest, document_reindex, version_ingest
 from ragportal.api import Pagination
 from ragportal.parsers import JSONParser
 
-BAD_REQUEST = OpenApiResponse(OpenApiTypes.OBJECT, description="入力エラー（フィールドごとのメッセージ。ファイルの問題は file に）")
+BAD_REQUEST = OpenApiResponse(
+    OpenApiTypes.OBJECT, description="入力エラー（フィールドごとのメッセージ。ファイルの問題は file に）"
+)
 UNAUTHENTICATED = OpenApiResponse(OpenApiTypes.OBJECT, description="未認証")
 FORBIDDEN = OpenApiResponse(OpenApiTypes.OBJECT, description="文書オーナーの権限がありません")
 NOT_FOUND = OpenApiResponse(OpenApiTypes.OBJECT, description="存在しない、または変更できない文書")
+UNAVAILABLE = OpenApiResponse(OpenApiTypes.OBJECT, description="検索用の索引に接続できません（何も削除されません）")
+
+
+class IndexUnavailable(APIException):
+    """503: the Chroma server cannot be reached, so nothing was deleted; the detail says so in the reader's language."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "search_unavailable"
 
 
 class IsDocumentOwner(BasePermission):
@@ -55,7 +66,12 @@ def _file_errors(exc: DjangoValidationError) -> ValidationError:
 
 
 def _detail(document: Document) -> dict:
-    document = Document.objects.select_related("owner", "live_version").prefetch_related("groups").get(pk=document.pk)
+    document = (
+        Document.objects.select_related("owner", "live_version")
+        .defer("live_version__text")  # only the live version's number is shown
+        .prefetch_related("groups")
+        .get(pk=document.pk)
+    )
     return DocumentDetailSerializer(document).data
 
 
@@ -72,6 +88,7 @@ class DocumentCollectionAPI(DocumentsAPIView):
         return (
             manageable_documents(request.user)
             .select_related("owner", "live_version")
+            .defer("live_version__text")  # only the live version's number is shown
             .prefetch_related("groups")
             .order_by("filename")
         )
@@ -105,6 +122,7 @@ class DocumentCollectionAPI(DocumentsAPIView):
                 data=read_upload(uploaded),
                 title=data.validated_data["title"],
                 groups=data.validated_data.get("groups"),
+                folder=data.validated_data["folder"],
             )
         except DjangoValidationError as exc:
             raise _file_errors(exc) from None
@@ -127,10 +145,13 @@ class DocumentDetailAPI(DocumentsAPIView):
         operation_id="documents_delete",
         summary="文書を削除する（両方の索引からも消す）",
         description="削除は取り消せない。",
-        responses={204: None, 401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND},
+        responses={204: None, 401: UNAUTHENTICATED, 403: FORBIDDEN, 404: NOT_FOUND, 503: UNAVAILABLE},
     )
     def delete(self, request: Request, pk: int) -> Response:
-        document_delete(document=get_document_for_manager(request.user, pk))
+        try:
+            document_delete(document=get_document_for_manager(request.user, pk))
+        except DenseIndexUnavailableError:
+            raise IndexUnavailable(DELETE_UNAVAILABLE) from None
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -157,15 +178,12 @@ class DocumentVersionsAPI(DocumentsAPIView):
         data = VersionUploadInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         uploaded = data.validated_data["file"]
-        before = document.versions.count()
         try:
-            document = document_ingest(
-                owner=request.user, filename=uploaded.name, data=read_upload(uploaded), document=document
-            )
+            result = version_ingest(owner=request.user, filename=uploaded.name, data=read_upload(uploaded), document=document)
         except DjangoValidationError as exc:
             raise _file_errors(exc) from None
-        created = document.versions.count() > before
-        return Response(_detail(document), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        code = status.HTTP_201_CREATED if result.changed else status.HTTP_200_OK
+        return Response(_detail(result.document), status=code)
 
 
 class DocumentReindexAPI(DocumentsAPIView):

@@ -17,6 +17,10 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
 from chromadb.utils.embedding_functions import register_embedding_function
 
 _lock = threading.RLock()  # get_model() is called with it held
+# Questions go first: a question holds this while it waits for the model, and indexing
+# passes through it before each batch. Python's locks are not fair, so without it a
+# thread that releases the model and takes it again at once can keep a question waiting.
+_question_turn = threading.Lock()
 _model = None
 # Passages embedded per hold of the model lock. Indexing embeds thousands of
 # passages; between two batches a waiting question gets the model, so it never
@@ -47,6 +51,8 @@ def embed_passages(texts: list[str], *, batch: int = PASSAGE_BATCH) -> np.ndarra
         return np.zeros((0, 384), dtype=np.float32)
     parts = []
     for i in range(0, len(texts), max(1, batch)):
+        with _question_turn:  # a waiting question takes the model before the next batch
+            pass
         with _lock:  # the C engine is not documented as re-entrant
             part = get_model().passage(list(texts[i : i + batch]))
         parts.append(np.asarray(part, dtype=np.float32).reshape(len(texts[i : i + batch]), -1))
@@ -64,7 +70,7 @@ def embed_query(text: str) -> np.ndarray:
 
 
 def embed_queries(texts: list[str]) -> np.ndarray:
-    with _lock:
+    with _question_turn, _lock:
         return np.asarray(get_model().query(list(texts)), dtype=np.float32).reshape(len(texts), -1)
 
 

@@ -12,6 +12,12 @@ import errno
 from django.core.exceptions import ValidationError
 from django.db import OperationalError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+# A document cannot be deleted while the Chroma server is down (its vectors could not be removed): a 503 saying so.
+DELETE_UNAVAILABLE = gettext_lazy(
+    "検索用の索引（ベクトル索引）に接続できないため、いまは文書を削除できません。文書はそのまま残っています。しばらくしてからもう一度お試しください。"
+)
 
 
 class IndexingInterruptedError(Exception):
@@ -45,10 +51,14 @@ def failure_reason(exc: BaseException) -> str:
             "復旧してから「索引を作り直す」を押してください。続く場合は管理者に連絡してください。"
         )
     if isinstance(exc, OperationalError):  # locked or unreachable; other database errors are bugs
-        return _("データベースが混み合っていたため保存できませんでした。しばらくしてから「索引を作り直す」を押してください。")
+        return _(
+            "データベースが混み合っていたため保存できませんでした。しばらくしてから「索引を作り直す」を押してください。"
+        )
     if type(exc).__module__.split(".")[0] == "chromadb":
         return _(
             "検索用の索引（ベクトル索引）に書き込めませんでした。"
             "しばらくしてから「索引を作り直す」を押してください。続く場合は管理者に連絡してください。"
         )
-    return _("予期しないエラーが起きました。しばらくしてから「索引を作り直す」を押し、続く場合は管理者に連絡してください。")
+    return _(
+        "予期しないエラーが起きました。しばらくしてから「索引を作り直す」を押し、続く場合は管理者に連絡してください。"
+    )

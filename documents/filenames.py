@@ -38,6 +38,12 @@ def clean_filename(filename: str) -> str:
     name = normalize_filename(filename)
     if not name or name in {".", ".."}:
         raise ValidationError(_("ファイル名が正しくありません。"), code="bad_filename")
+    _check_length(name)
+    return name
+
+
+def _check_length(name: str) -> None:
+    """``ValidationError`` (``filename_too_long``) when one path component is longer than the file system allows."""
     if len(name.encode("utf-8")) > FILENAME_MAX_BYTES:
         raise ValidationError(
             _(
@@ -46,4 +52,70 @@ def clean_filename(filename: str) -> str:
             % {"limit": FILENAME_MAX_BYTES, "chars": FILENAME_MAX_BYTES // 3},
             code="filename_too_long",
         )
-    return name
+
+
+# --- folders: a document's name is its path within the portal -------------------------------------
+
+# The whole name (folders and file) fits the document's ``filename`` column.
+DOCUMENT_NAME_MAX_CHARS = 255
+
+
+def clean_folder(folder: str) -> str:
+    """``folder`` as stored in a document's name (``people-group/leave``), or ``ValidationError`` (``bad_folder``).
+
+    Forward or back slashes separate folders; each folder is NFC without
+    surrounding whitespace, and empty parts (``a//b``, a trailing slash) are
+    dropped. A folder may not climb out (``..``), stay in place (``.``), start
+    at the root (``/etc``, ``C:``) or be hidden (``.git``): the name is what
+    readers and citations see, never a place in the file system.
+    """
+    raw = folder.replace("\\", "/").strip()
+    if not raw:
+        return ""
+    bad = ValidationError(
+        _("フォルダ名が正しくありません（「..」や「/」で始まる名前、「.」で始まるフォルダは使えません）。"),
+        code="bad_folder",
+    )
+    if raw.startswith("/") or (len(raw) >= 2 and raw[1] == ":"):
+        raise bad
+    parts = [unicodedata.normalize("NFC", part).strip() for part in raw.split("/")]
+    parts = [part for part in parts if part]
+    if any(part.startswith(".") for part in parts):
+        raise bad
+    for part in parts:
+        _check_length(part)
+    return "/".join(parts)
+
+
+def document_name(filename: str, *, folder: str = "") -> str:
+    """The name a document is stored and cited under: ``folder/file`` (just ``file`` at the top).
+
+    ``filename`` goes through :func:`clean_filename` (only its last component
+    counts), ``folder`` through :func:`clean_folder`; both raise ``ValidationError``.
+    """
+    name = clean_filename(filename)
+    folder = clean_folder(folder)
+    full = f"{folder}/{name}" if folder else name
+    if len(full) > DOCUMENT_NAME_MAX_CHARS:
+        raise ValidationError(
+            _("フォルダとファイル名を合わせて%(limit)d文字までにしてください。") % {"limit": DOCUMENT_NAME_MAX_CHARS},
+            code="filename_too_long",
+        )
+    return full
+
+
+def split_document_name(name: str) -> tuple[str, str]:
+    """``(folder, file name)`` of a stored document name; the folder is ``""`` at the top."""
+    folder, _slash, filename = name.rpartition("/")
+    return folder, filename
+
+
+def name_key(name: str) -> str:
+    """What two document names must differ in: NFKC and case-folded.
+
+    Names that only look different (``ＧＵＩＤＥ.md`` and ``guide.md``,
+    ``ｶﾞｲﾄﾞ.md`` and ``ガイド.md``) get one key, so they are one document: a
+    reader cannot tell them apart in a footnote, and a citation compares names
+    the same way (``verification.citations``).
+    """
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())

@@ -15,7 +15,7 @@ from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import UploadedFile
 from django.utils.translation import gettext_lazy as _
 
-from documents.filenames import clean_filename
+from documents.filenames import clean_filename, clean_folder
 
 
 def read_upload(uploaded: UploadedFile) -> bytes:
@@ -50,9 +50,15 @@ class _FileField(forms.FileField):
 
 
 class DocumentUploadForm(forms.Form):
-    """A new document: its file, an optional title, and the groups allowed to read it (none = everyone)."""
+    """A new document: its file, an optional folder and title, and the groups allowed to read it (none = everyone)."""
 
     file = _FileField()
+    folder = forms.CharField(
+        label=_("フォルダ"),
+        max_length=255,
+        required=False,
+        help_text=_("例: 人事/休暇。同じファイル名でもフォルダが違えば別の文書です。空欄なら最上位に置きます。"),
+    )
     title = forms.CharField(
         label=_("タイトル"), max_length=255, required=False, help_text=_("空欄なら本文の最初の行を使います。")
     )
@@ -62,6 +68,11 @@ class DocumentUploadForm(forms.Form):
         required=False,
         help_text=_("選ばなければ全社員が閲覧できます。"),
     )
+
+
+    def clean_folder(self) -> str:
+        """The folder as the document's name will hold it (``documents.filenames.clean_folder``)."""
+        return clean_folder(self.cleaned_data["folder"])
 
 
 class VersionUploadForm(forms.Form):

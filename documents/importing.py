@@ -1,7 +1,15 @@
-"""Importing a directory of files as documents (used by import_documents and load_demo)."""
+"""Importing a folder tree of files as documents (used by import_documents and load_demo).
+
+A document is named by its path within the import (``people-group/leave/_index.md``;
+a file at the top keeps its bare name, ``attendance.md``), so equal file names in
+different folders are different documents. Importing the same tree again adds a
+version only for files whose bytes changed (the ingest service compares checksums).
+Hidden files and folders (``.git``, ``.DS_Store``) are skipped.
+"""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -9,13 +17,15 @@ from pathlib import Path
 
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
+from django.db.models import Count
 
-from documents.filenames import normalize_filename
+from documents.filenames import document_name, split_document_name
 from documents.indexing import IndexStats
-from documents.models import Document, DocumentVersion
+from documents.models import Chunk, Document, DocumentVersion
 from documents.parsing import SUPPORTED_EXTENSIONS
+from documents.progress import ImportProgress
 from documents.selectors import document_named
-from documents.services import document_ingest, versions_index
+from documents.services import version_ingest, versions_index
 
 
 @dataclass
@@ -28,10 +38,25 @@ class ImportReport:
     index_stats: IndexStats = field(default_factory=IndexStats)  # embedding them and making them live
 
 
-def supported_files(directory: Path) -> list[Path]:
-    return sorted(
-        p for p in directory.iterdir() if p.is_file() and p.suffix.lower() in SUPPORTED_EXTENSIONS and not p.name.startswith(".")
-    )
+def supported_files(directory: Path, *, recursive: bool = True) -> list[Path]:
+    """The importable files under ``directory`` (its subfolders too, unless not ``recursive``), sorted by path.
+
+    Names starting with a dot, files and folders alike, are skipped.
+    """
+    found: list[Path] = []
+    for folder, subfolders, files in os.walk(directory):
+        subfolders[:] = sorted(d for d in subfolders if not d.startswith(".")) if recursive else []
+        found.extend(
+            Path(folder) / name
+            for name in files
+            if not name.startswith(".") and Path(name).suffix.lower() in SUPPORTED_EXTENSIONS
+        )
+    return sorted(found, key=lambda p: p.relative_to(directory).parts)
+
+
+def name_in_import(path: Path, root: Path) -> str:
+    """The document name of ``path`` imported from ``root``: its path below ``root``, with forward slashes."""
+    return path.relative_to(root).as_posix()
 
 
 def import_file(
@@ -40,50 +65,94 @@ def import_file(
     owner,  # noqa: ANN001
     groups: Iterable[Group] | None,
     report: ImportReport,
-    filename: str | None = None,
+    name: str | None = None,
     index: bool = True,
 ) -> DocumentVersion | None:
-    """Create the document, or add a version when the bytes changed; unchanged files are skipped.
+    """Create the document ``name`` (default: the file's name), or add a version when the bytes changed.
 
-    Returns the new version (None when nothing new was stored). With
-    ``index=False`` the caller indexes the new versions in one batch.
+    ``name`` may hold folders (``leave/_index.md``). Returns the new version
+    (``None`` when nothing new was stored; refusals go to ``report.failed``).
+    With ``index=False`` the caller indexes the new versions in one batch.
     """
-    filename = normalize_filename(filename or path.name)  # as stored: a Mac's NFD 「ガ.md」 is 「ガ.md」
-    data = path.read_bytes()
-    existing = document_named(filename)
-    before = existing.versions.count() if existing else 0
+    raw = name or path.name
+    folder, filename = split_document_name(raw)
     try:
-        document = document_ingest(
-            owner=owner, filename=filename, data=data, groups=groups, document=existing, index=index
+        existing = document_named(
+            document_name(filename, folder=folder)
+        )  # as stored: a Mac's NFD 「ガ.md」 is 「ガ.md」
+        result = version_ingest(
+            owner=owner,
+            filename=filename,
+            folder=folder,
+            data=path.read_bytes(),
+            groups=groups,
+            document=existing,
+            index=index,
         )
     except ValidationError as exc:
-        report.failed.append((filename, " ".join(exc.messages)))
+        report.failed.append((raw, " ".join(exc.messages)))
         return None
-    if document.versions.count() == before:
-        report.unchanged.append(filename)
-        return None
-    (report.updated if existing else report.created).append(filename)
-    return document.versions.order_by("-number").first()
+    if result.version is None:
+        report.unchanged.append(result.document.filename)
+    else:
+        (report.created if result.created else report.updated).append(result.document.filename)
+    return result.version
 
 
-def import_paths(paths: Iterable[Path], *, owner, groups: Iterable[Group] | None = None) -> ImportReport:  # noqa: ANN001
-    """Import files, then index all their new versions together (batched embeddings)."""
+def import_paths(
+    paths: Iterable[Path],
+    *,
+    owner,  # noqa: ANN001
+    groups: Iterable[Group] | None = None,
+    root: Path | None = None,
+    progress: ImportProgress | None = None,
+) -> ImportReport:
+    """Import files (named by their path below ``root``, or their bare name), then index all new versions together."""
     report = ImportReport()
+    paths = list(paths)
     started = time.perf_counter()
-    new_versions = [
-        version
-        for path in paths
-        if (version := import_file(path, owner=owner, groups=groups, report=report, index=False)) is not None
-    ]
+    new_versions = []
+    for done, path in enumerate(paths, start=1):
+        name = name_in_import(path, root) if root is not None else path.name
+        version = import_file(path, owner=owner, groups=groups, report=report, name=name, index=False)
+        if version is not None:
+            new_versions.append(version)
+        if progress is not None:
+            progress.reading(done, len(paths))
     report.ingest_seconds = time.perf_counter() - started
-    if new_versions:
-        report.index_stats = versions_index(versions=new_versions)
-    for version in new_versions:
-        version.document.refresh_from_db()
-        if version.document.status == Document.Status.FAILED:
-            report.failed.append((version.document.filename, version.document.status_message))
+    index_new_versions(new_versions, report=report, progress=progress)
     return report
 
 
-def import_directory(directory: Path, *, owner, groups: Iterable[Group] | None = None) -> ImportReport:  # noqa: ANN001
-    return import_paths(supported_files(directory), owner=owner, groups=groups)
+def index_new_versions(
+    versions: list[DocumentVersion], *, report: ImportReport, progress: ImportProgress | None = None
+) -> None:
+    """Index ``versions`` in one batch (in this order); the documents that failed go to ``report.failed``."""
+    if not versions:
+        return
+    if progress is not None:
+        counts = dict(
+            Chunk.objects.filter(version__in=versions)
+            .values("version")
+            .annotate(n=Count("pk"))
+            .values_list("version", "n")
+        )
+        progress.indexing([counts.get(v.pk, 0) for v in versions])
+    report.index_stats = versions_index(versions=versions, progress=progress.embedded if progress is not None else None)
+    failed: dict[str, str] = {}
+    for version in versions:
+        version.document.refresh_from_db()
+        if version.document.status == Document.Status.FAILED:
+            failed[version.document.filename] = version.document.status_message
+    report.failed.extend(failed.items())
+
+
+def import_directory(
+    directory: Path,
+    *,
+    owner,  # noqa: ANN001
+    groups: Iterable[Group] | None = None,
+    progress: ImportProgress | None = None,
+) -> ImportReport:
+    """Import the tree below ``directory`` (see the module docstring)."""
+    return import_paths(supported_files(directory), owner=owner, groups=groups, root=directory, progress=progress)

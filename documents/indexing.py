@@ -46,6 +46,15 @@ def embedding_text_for(heading_path: str, text: str, title: str = "") -> str:
     return embedding_text(ChunkSpan(ordinal=0, heading_path=heading_path, start=0, end=len(text), text=text), title)
 
 
+class IndexingCancelledError(Exception):
+    """What was being indexed is no longer wanted (deleted, or replaced by a newer upload): stop embedding."""
+
+    def __init__(self, stored: int, total: int) -> None:
+        super().__init__(f"cancelled after {stored} of {total} chunks")
+        self.stored = stored
+        self.total = total
+
+
 @dataclass
 class IndexStats:
     """Where an indexing run spent its time (seconds), for benchmark_indexing and evaluate."""
@@ -83,11 +92,15 @@ def index_items(
     keyword: KeywordIndex,
     progress: Callable[[int, int], None] | None = None,
     sentences: SentenceSink | None = None,
+    keep_going: Callable[[], bool] | None = None,
 ) -> IndexStats:
     """Embed and store ``items`` in both indexes. Raises on any failure (the caller cleans up).
 
     With ``sentences``, each chunk's sentence vectors (computed anyway: the chunk's
-    vector is made from them) are handed to it, to be stored with the chunk.
+    vector is made from them) are handed to it, to be stored with the chunk. With
+    ``keep_going``, it is asked after each stored batch, and ``IndexingCancelledError``
+    is raised when it says no: asked after the write, so a batch written while
+    its version was being deleted is still the caller's to clean up.
     """
     stats = IndexStats()
     embedder = TextEmbedder()
@@ -112,6 +125,8 @@ def index_items(
         stats.chunks += len(batch)
         if progress:
             progress(stats.chunks, len(items))
+        if keep_going is not None and not keep_going():
+            raise IndexingCancelledError(stats.chunks, len(items))
     stats.total_seconds = time.perf_counter() - started
     stats.texts_embedded = embedder.embedded
     return stats

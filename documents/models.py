@@ -6,6 +6,9 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django_tasks_db.models import DBTaskResult
+
+from documents.filenames import name_key, split_document_name
 
 
 class Document(models.Model):
@@ -16,8 +19,12 @@ class Document(models.Model):
         FAILED = "failed", _("失敗")
 
     title = models.CharField(_("タイトル"), max_length=255)
-    # The name citations use ("attendance.md"); unique so a citation names one document.
+    # The name citations use: the path within the portal ("attendance.md" at the top,
+    # "people-group/leave/_index.md" in a folder); unique so a citation names one document.
     filename = models.CharField(_("ファイル名"), max_length=255, unique=True)
+    # What uniqueness compares (documents.filenames.name_key: NFKC, case-folded), so look-alike
+    # names are one document. Derived from ``filename`` on every save.
+    name_key = models.CharField(max_length=255, unique=True, editable=False)
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_documents", verbose_name=_("所有者")
     )
@@ -38,6 +45,19 @@ class Document(models.Model):
 
     def __str__(self) -> str:
         return self.filename
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        # A derived column, not a workflow: whoever names a document, its key follows the name.
+        self.name_key = name_key(self.filename)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "filename" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "name_key"}  # type: ignore[misc]
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
+
+    @property
+    def folder(self) -> str:
+        """The folders of the document's name (``""`` at the top)."""
+        return split_document_name(self.filename)[0]
 
 
 def version_upload_to(instance: DocumentVersion, filename: str) -> str:
@@ -63,6 +83,8 @@ class DocumentVersion(models.Model):
     chunks_embedded = models.PositiveIntegerField(default=0, editable=False)
     # Indexing runs started for this version; a version that keeps killing its worker stops being retried.
     index_attempts = models.PositiveSmallIntegerField(default=0, editable=False)
+    # The file is stored but not parsed yet (a large upload): the indexing task parses it first.
+    needs_parse = models.BooleanField(default=False, editable=False)
 
     class Meta:
         ordering = ["document", "-number"]
@@ -93,3 +115,12 @@ class Chunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.document.filename}#{self.ordinal}"
+
+
+class IndexingTask(DBTaskResult):
+    """The indexing queue as the admin shows it: django-tasks-db's task rows (a proxy, no table of its own)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = _("索引作成の待ち行列")
+        verbose_name_plural = _("索引作成の待ち行列")

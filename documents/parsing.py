@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
+from documents.frontmatter import markdown_page
 from documents.inflation import LimitExceededError, bounded_zip_copy, check_pdf_streams, check_xml_text, pdf_limits
 from documents.textnorm import (
     decode_text,
@@ -35,15 +36,19 @@ from documents.textnorm import (
 )
 
 if TYPE_CHECKING:
+    from docx.oxml.xmlchemy import BaseOxmlElement
     from docx.table import Table
     from docx.text.paragraph import Paragraph
+    from markdown_it import MarkdownIt
     from markdown_it.token import Token
+    from pypdf import PageObject
 
 __all__ = [
     "SUPPORTED_EXTENSIONS",
     "Heading",
     "ParseError",
     "ParsedDocument",
+    "check_upload",
     "parse_file",
 ]
 
@@ -106,7 +111,9 @@ def _over_limit(exc: LimitExceededError) -> ParseError:
     if exc.what == "bytes":
         message = f"展開後のサイズが大きすぎるため、このファイルは受け付けられません（上限 {_format_mb(exc.limit)} MB）"
     elif exc.what == "ratio":
-        message = f"圧縮率が異常に高いため、このファイルは受け付けられません（展開後のサイズは圧縮時の {exc.limit} 倍まで）"
+        message = (
+            f"圧縮率が異常に高いため、このファイルは受け付けられません（展開後のサイズは圧縮時の {exc.limit} 倍まで）"
+        )
     elif exc.what == "members":
         message = f"ファイル内の部品が多すぎるため、このファイルは受け付けられません（上限 {exc.limit:,} 個）"
     elif exc.what == "pages":
@@ -133,6 +140,8 @@ class ParsedDocument:
     headings: list[Heading] = field(default_factory=list)
     kind: str = "txt"
     encoding: str = ""
+    # The title the file declares (Markdown front matter), or "".
+    title: str = ""
 
 
 def parse_file(
@@ -151,26 +160,35 @@ def parse_file(
     ``max_chars`` characters are ``too_large``. The .docx and PDF parsers stop as
     soon as the text passes ``max_chars``, before doing the rest of their work.
     """
-    if max_bytes is not None and len(data) > max_bytes:
-        raise ParseError("too_large", f"ファイルサイズが上限（{_format_mb(max_bytes)} MB）を超えています")
-    extension = PurePath(filename).suffix.lower()
-    kind = _KIND_BY_EXTENSION.get(extension)
-    if kind is None:
-        raise _unsupported()
-    if not data.strip():
-        raise _empty()
-
+    kind = check_upload(filename, data, max_bytes=max_bytes)
     if kind == "pdf":
         doc = _parse_pdf(data, max_chars=max_chars)
     elif kind == "docx":
         doc = _parse_docx(data, max_chars=max_chars)
     else:
-        doc = _parse_text_kind(kind, data)
+        doc = _parse_text_kind(kind, data, max_chars=max_chars)
     if not doc.text.strip():
         raise ParseError("no_text_layer", _NO_TEXT_LAYER) if kind == "pdf" else _empty()
     if max_chars is not None and len(doc.text) > max_chars:
         raise _over_limit(LimitExceededError("chars", max_chars))
     return doc
+
+
+def check_upload(filename: str, data: bytes, *, max_bytes: int | None = None) -> str:
+    """The first checks of ``parse_file``, which cost nothing whatever the file holds; returns the kind.
+
+    Raises ``ParseError`` for a file over ``max_bytes`` (``too_large``), an
+    unsupported extension and an empty file. A caller that parses later, in the
+    background, runs these now so the uploader hears about them at once.
+    """
+    if max_bytes is not None and len(data) > max_bytes:
+        raise ParseError("too_large", f"ファイルサイズが上限（{_format_mb(max_bytes)} MB）を超えています")
+    kind = _KIND_BY_EXTENSION.get(PurePath(filename).suffix.lower())
+    if kind is None:
+        raise _unsupported()
+    if not data.strip():
+        raise _empty()
+    return kind
 
 
 def _format_mb(max_bytes: int) -> str:
@@ -192,7 +210,12 @@ def _sniff_binary(data: bytes) -> str | None:
 _HTML_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_\-]+)""", re.IGNORECASE)
 
 
-def _parse_text_kind(kind: str, data: bytes) -> ParsedDocument:
+def _parse_text_kind(kind: str, data: bytes, *, max_chars: int | None) -> ParsedDocument:
+    """Decode a text file and find its headings; Markdown and plain text over ``max_chars`` are refused first.
+
+    Their text is the decoded file itself, so the limit is judged before any
+    heading is looked for (HTML's text is known only once its markup is parsed).
+    """
     is_utf16 = data.startswith((b"\xff\xfe", b"\xfe\xff"))
     if not is_utf16 and (b"\x00" in data or _sniff_binary(data)):
         raise _unsupported("テキストではなくバイナリファイルのようです。")
@@ -207,15 +230,19 @@ def _parse_text_kind(kind: str, data: bytes) -> ParsedDocument:
     raw = normalize_newlines(raw)
     if _control_ratio(raw) > 0.01:
         raise _unsupported("テキストではなくバイナリファイルのようです。")
+    if kind != "html" and max_chars is not None and len(raw) > max_chars:
+        raise _over_limit(LimitExceededError("chars", max_chars))
 
+    title = ""
     if kind == "html":
         text, found = html_visible_text(raw)
         headings = [Heading(level=level, title=title, start=start) for level, title, start in found]
     elif kind == "md":
-        text, headings = raw, _markdown_headings(raw)
+        page = markdown_page(raw)  # front matter and shortcodes are not the page's text
+        text, headings, title = page.text, _markdown_headings(page.text), page.title
     else:
         text, headings = raw, _plain_text_headings(raw)
-    return ParsedDocument(text=text, headings=headings, kind=kind, encoding=encoding)
+    return ParsedDocument(text=text, headings=headings, kind=kind, encoding=encoding, title=title)
 
 
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f]")
@@ -243,27 +270,41 @@ _ATX_IDEOGRAPHIC_SPACE = re.compile(r"^( {0,3}#{1,6})\u3000", re.MULTILINE)
 def _markdown_headings(text: str) -> list[Heading]:
     """Top-level ATX and setext headings as CommonMark sees them (so never inside code fences).
 
-    A heading's section starts at the start of its line.
+    A heading's section starts at the start of its line. Only the block
+    structure is parsed, and the inline markup of heading lines only: inline
+    parsing of a whole document is where markdown-it spends super-linear time
+    (3 MB of 「[」 took 31 s), and headings are all we need from it.
     """
     from markdown_it import MarkdownIt
 
-    tokens = MarkdownIt("commonmark").parse(_ATX_IDEOGRAPHIC_SPACE.sub(r"\1 ", text))
+    md = MarkdownIt("commonmark")
+    md.core.ruler.disable("inline")
+    env: dict = {}  # the link reference definitions, which heading links may use
+    tokens = md.parse(_ATX_IDEOGRAPHIC_SPACE.sub(r"\1 ", text), env)
     starts = _line_starts(text)
     headings: list[Heading] = []
     for i, token in enumerate(tokens):
         if token.type != "heading_open" or token.level != 0 or token.map is None:
             continue
-        inline = tokens[i + 1]
-        title = single_line(_inline_plain_text(inline))
+        title = single_line(_inline_plain_text(md, env, tokens[i + 1].content))
         if title:
             headings.append(Heading(level=int(token.tag[1]), title=title, start=starts[token.map[0]]))
     return headings
 
 
-def _inline_plain_text(inline: Token) -> str:
-    children = inline.children or []
+# A heading is one line (two for setext); past this many characters its inline
+# markup is not parsed (a title that long is not read for its markup either).
+_MAX_INLINE_HEADING_CHARS = 1000
+
+
+def _inline_plain_text(md: MarkdownIt, env: dict, content: str) -> str:
+    """The plain text of a heading's inline markup (link targets and emphasis marks dropped, code kept)."""
+    if len(content) > _MAX_INLINE_HEADING_CHARS:
+        return content
+    children: list[Token] = []
+    md.inline.parse(content, md, env, children)
     if not children:
-        return inline.content
+        return content
     parts = []
     for child in children:
         if child.type in ("text", "code_inline", "html_inline"):
@@ -297,6 +338,11 @@ _CORRUPT_PDF = "PDFファイルが壊れているため読み込めません"
 _PDF_JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # Each page costs a text extraction however little it holds; 2,000 pages is a long manual.
 MAX_PDF_PAGES = 2000
+# Text extraction runs pypdf's Python interpreter over every operator of a page's
+# content stream: about 0.1-0.2 MB a second here, and 300 bytes of memory per
+# operator. A page of dense text holds 5-50 KB; 2 MB is a drawing, or an attack
+# (a million "(a) Tj" compress to 11 KB and cost 23 s and 311 MB).
+MAX_PDF_PAGE_CONTENT_BYTES = 2 * 1024 * 1024
 
 
 def _parse_pdf(data: bytes, *, max_chars: int | None) -> ParsedDocument:
@@ -325,6 +371,7 @@ def _parse_pdf(data: bytes, *, max_chars: int | None) -> ParsedDocument:
                 raise LimitExceededError("pages", MAX_PDF_PAGES)
             check_pdf_streams(reader)
             for number, pdf_page in enumerate(reader.pages, start=1):
+                _check_page_content(number, pdf_page)
                 page = _PDF_JUNK.sub("", normalize_newlines(pdf_page.extract_text() or "")).strip()
                 if not page:
                     continue
@@ -339,6 +386,8 @@ def _parse_pdf(data: bytes, *, max_chars: int | None) -> ParsedDocument:
         raise
     except LimitExceededError as exc:
         raise _over_limit(exc) from exc
+    except MemoryError:
+        raise  # not damage: the file needs more memory than this process may use
     except Exception as exc:  # pypdf raises many kinds (PdfReadError, KeyError, ValueError...) on damage
         raise ParseError("corrupt_pdf", _CORRUPT_PDF) from exc
 
@@ -348,12 +397,28 @@ def _parse_pdf(data: bytes, *, max_chars: int | None) -> ParsedDocument:
     return ParsedDocument(text=text, headings=headings, kind="pdf")
 
 
+def _check_page_content(number: int, page: PageObject) -> None:
+    """Refuse page ``number`` before extraction when its content streams pass ``MAX_PDF_PAGE_CONTENT_BYTES``.
+
+    The streams' sizes are known once they are decoded (``check_pdf_streams``
+    has bounded that already); operators are parsed only by the extraction.
+    """
+    contents = page.get_contents()
+    if contents is not None and len(contents.get_data()) > MAX_PDF_PAGE_CONTENT_BYTES:
+        raise ParseError(
+            "too_large",
+            f"p. {number} の内容（描画命令）が多すぎるため、このPDFは読み込めません"
+            f"（1ページ {_format_mb(MAX_PDF_PAGE_CONTENT_BYTES)} MB まで）。図を画像にするか、ページを分けて保存し直してください",
+        )
+
+
 # --- DOCX ------------------------------------------------------------------------------------
 
 _CORRUPT_DOCX = "Wordファイルが壊れているため読み込めません"
 _DOCX_BODY = "word/document.xml"
 _HEADING_STYLE = re.compile(r"^(?:heading|見出し)\s*([1-9])$", re.IGNORECASE)
 _W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_VMERGE_CONTINUE = "continue"  # <w:vMerge/> without a value, or with "continue": the cell above goes on
 
 
 def _parse_docx(data: bytes, *, max_chars: int | None) -> ParsedDocument:
@@ -368,7 +433,9 @@ def _parse_docx(data: bytes, *, max_chars: int | None) -> ParsedDocument:
     """
     if not data.startswith(b"PK\x03\x04"):
         if data.startswith(b"\xd0\xcf\x11\xe0"):
-            raise _unsupported("古い形式のWord文書（.doc）かパスワード付きのファイルです。.docx で保存し直してください。")
+            raise _unsupported(
+                "古い形式のWord文書（.doc）かパスワード付きのファイルです。.docx で保存し直してください。"
+            )
         other = _sniff_binary(data)
         if other is not None:
             raise _unsupported(f"拡張子は .docx ですが中身は {other} 形式です。")
@@ -384,18 +451,23 @@ def _parse_docx(data: bytes, *, max_chars: int | None) -> ParsedDocument:
                 check_xml_text(body, tag=f"{{{_W_NS}}}t", max_chars=max_chars)
     except LimitExceededError as exc:
         raise _over_limit(exc) from exc
+    except MemoryError:
+        raise  # not damage: the file needs more memory than this process may use
     except Exception as exc:  # zipfile, zlib and lxml raise assorted errors on damage (and on encrypted members)
         raise ParseError("corrupt_docx", _CORRUPT_DOCX) from exc
 
     try:
         document = docx.Document(io.BytesIO(package))
+        style_levels = _StyleLevels(document.styles.element)
         blocks = list(document.iter_inner_content())
         lines: list[tuple[str, int | None]] = []
         for block in blocks:
             if isinstance(block, Table):
                 lines.extend((row, None) for row in _table_lines(block))
             else:
-                lines.append((normalize_newlines(block.text), _docx_heading_level(block)))
+                lines.append((normalize_newlines(block.text), _docx_heading_level(block, style_levels)))
+    except MemoryError:
+        raise  # not damage: the file needs more memory than this process may use
     except Exception as exc:  # python-docx/lxml raise assorted errors on damaged parts
         raise ParseError("corrupt_docx", _CORRUPT_DOCX) from exc
 
@@ -415,19 +487,60 @@ def _parse_docx(data: bytes, *, max_chars: int | None) -> ParsedDocument:
     return ParsedDocument(text="\n".join(parts), headings=headings, kind="docx")
 
 
-def _docx_heading_level(paragraph: Paragraph) -> int | None:
-    """0 for Title, N for "Heading N"/"見出し N" (or a style based on one), else the outline level."""
-    style = paragraph.style
-    depth = 0
-    while style is not None and depth < 5:
-        name = (style.name or "").strip()
-        if name.lower() == "title" or name == "表題":
-            return 0
-        match = _HEADING_STYLE.match(name)
-        if match:
-            return int(match.group(1))
-        style = style.base_style
-        depth += 1
+class _StyleLevels:
+    """The heading level each paragraph style gives, read from styles.xml in one pass.
+
+    0 for Title/表題, N for "Heading N"/"見出し N", or what the style it is based
+    on gives (at most five steps up); ``None`` otherwise. A paragraph without a
+    style, or naming one that does not exist, has the default paragraph style,
+    as in Word. Looked up once per style: python-docx searches styles.xml for a
+    paragraph's style and again for each base style, so 12,000 paragraphs over
+    5,000 styles took minutes.
+    """
+
+    def __init__(self, styles: BaseOxmlElement) -> None:
+        w = f"{{{_W_NS}}}"
+        self._names: dict[str, str] = {}
+        self._based_on: dict[str, str] = {}
+        self._default: str | None = None
+        for style in styles.iterchildren(f"{w}style"):
+            style_id = style.get(f"{w}styleId")
+            if style_id is None or style.get(f"{w}type", "paragraph") != "paragraph" or style_id in self._names:
+                continue
+            name, based_on = style.find(f"{w}name"), style.find(f"{w}basedOn")
+            self._names[style_id] = (name.get(f"{w}val") or "").strip() if name is not None else ""
+            if based_on is not None and based_on.get(f"{w}val"):
+                self._based_on[style_id] = based_on.get(f"{w}val")
+            if self._default is None and style.get(f"{w}default") in ("1", "true", "on"):
+                self._default = style_id
+        self._levels: dict[str | None, int | None] = {}
+
+    def level(self, style_id: str | None) -> int | None:
+        if style_id not in self._names:
+            style_id = self._default
+        if style_id not in self._levels:
+            self._levels[style_id] = self._resolve(style_id)
+        return self._levels[style_id]
+
+    def _resolve(self, style_id: str | None) -> int | None:
+        for _ in range(5):
+            if style_id is None or style_id not in self._names:
+                return None
+            name = self._names[style_id]
+            if name.lower() == "title" or name == "表題":
+                return 0
+            match = _HEADING_STYLE.match(name)
+            if match:
+                return int(match.group(1))
+            style_id = self._based_on.get(style_id)
+        return None
+
+
+def _docx_heading_level(paragraph: Paragraph, style_levels: _StyleLevels) -> int | None:
+    """The level its style gives (see ``_StyleLevels``), else its outline level; ``None`` for body text."""
+    level = style_levels.level(paragraph._p.style)
+    if level is not None:
+        return level
     # Direct formatting: <w:outlineLvl w:val="0"/> makes a paragraph a level-1 heading.
     found = paragraph._p.find(f"{{{_W_NS}}}pPr/{{{_W_NS}}}outlineLvl")
     if found is not None:
@@ -438,20 +551,18 @@ def _docx_heading_level(paragraph: Paragraph) -> int | None:
 
 
 def _table_lines(table: Table) -> list[str]:
-    # Merged cells come back once per grid position; the same <w:tc> element
-    # means the same cell, so keep each one only once (across rows too, for vertical merges).
-    # ``keep`` holds the elements so their ids stay unique while we compare.
-    keep: list[object] = []
-    seen: set[int] = set()
+    """One line per table row: its cells' texts joined by " | ", each merged cell once.
+
+    Read from the XML, not through python-docx's ``row.cells``: that walks up
+    the rows for every vertically merged cell, row by row with a search of the
+    table for each step, so a 1.6 KB file whose table has 950 rows merged with
+    the row above took 78-115 s. A horizontal merge is one ``<w:tc>`` (its
+    ``gridSpan``); a ``<w:tc>`` that continues a vertical merge is the cell above
+    again, already read, and is skipped.
+    """
     lines = []
-    for row in table.rows:
-        cells = []
-        for cell in row.cells:
-            if id(cell._tc) in seen:
-                continue
-            keep.append(cell._tc)
-            seen.add(id(cell._tc))
-            cells.append(single_line(cell.text))
+    for tr in table._tbl.tr_lst:
+        cells = [single_line("\n".join(p.text for p in tc.p_lst)) for tc in tr.tc_lst if tc.vMerge != _VMERGE_CONTINUE]
         line = " | ".join(c for c in cells if c)
         if line:
             lines.append(line)

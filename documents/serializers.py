@@ -13,11 +13,12 @@ from django.contrib.auth.models import Group
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
-from django.db.models import Count
 from rest_framework import serializers
 
-from documents.filenames import clean_filename
+from documents.filenames import clean_filename, clean_folder
 from documents.models import Document, DocumentVersion
+from ragportal.api import database_id
+from documents.selectors import chunk_count
 
 # --- inputs -----------------------------------------------------------------
 
@@ -36,8 +37,8 @@ class GroupReferenceField(serializers.Field):
             self.fail("invalid")
         value = str(data).strip()
         group = Group.objects.filter(name=value).first()
-        if group is None and value.isascii() and value.isdigit():
-            group = Group.objects.filter(pk=int(value)).first()
+        if group is None and (pk := database_id(value)) is not None:
+            group = Group.objects.filter(pk=pk).first()
         if group is None:
             raise serializers.ValidationError(self.error_messages["unknown"] % {"value": value}, code="unknown")
         return group
@@ -60,12 +61,23 @@ class _UploadFileField(serializers.FileField):
 
 class DocumentUploadInputSerializer(serializers.Serializer):
     file = _UploadFileField(help_text="文書のファイル（.md .txt .html .pdf .docx）")
+    folder = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=255,
+        help_text="置くフォルダ（例: 人事/休暇）。文書名は「フォルダ/ファイル名」になる。省略すると最上位",
+    )
     title = serializers.CharField(required=False, allow_blank=True, default="", max_length=255)
     groups = serializers.ListField(
         child=GroupReferenceField(),
         required=False,
         help_text="閲覧できるグループ（名前またはID、複数可）。省略すると全社員が閲覧できる",
     )
+
+
+    def validate_folder(self, value: str) -> str:
+        return clean_folder(value)  # a Django ValidationError: DRF reports it under "folder"
 
 
 class VersionUploadInputSerializer(serializers.Serializer):
@@ -132,7 +144,8 @@ class DocumentDetailSerializer(DocumentSerializer):
     def get_versions(self, document: Document) -> list[dict[str, Any]]:
         versions = (
             document.versions.select_related("uploaded_by", "document")
-            .annotate(chunk_count=Count("chunks"))
+            .defer("text")  # up to millions of characters per version, and not part of the output
+            .annotate(chunk_count=chunk_count(of="version"))
             .order_by("-number")
         )
         return VersionSerializer(versions, many=True).data  # type: ignore[return-value]

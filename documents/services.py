@@ -11,24 +11,27 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, close_old_connections, transaction
+from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from documents.bounded_parsing import ParseAbortedError, ParseBudget, parse_file_bounded
 from documents.chunking import ChunkSpan, chunk_document
 from documents.embeddings import EMBEDDING_MODEL_NAME
 from documents.failures import DenseIndexUnavailableError, failure_reason
-from documents.filenames import clean_filename
-from documents.indexing import IndexItem, IndexStats, index_items, remove_versions
+from documents.filenames import clean_filename, document_name, split_document_name
+from documents.indexing import IndexingCancelledError, IndexItem, IndexStats, index_items, remove_versions
 from documents.keyword_index import live_keyword_index
 from documents.models import Chunk, Document, DocumentVersion
-from documents.parsing import ParsedDocument, ParseError, parse_file
-from documents.selectors import document_named
+from documents.parsing import ParsedDocument, ParseError, check_upload
+from documents.selectors import document_named, visible_documents
 from documents.vectorstore import DenseIndex, announce_change, live_collection
 from ragportal.database_unavailable import DATABASE_UNAVAILABLE_ERRORS, is_database_unavailable
 
@@ -39,16 +42,67 @@ def _dense() -> DenseIndex:
     return DenseIndex(live_collection())
 
 
-def _parse(filename: str, data: bytes) -> ParsedDocument:
+def _parse_in_request(filename: str, data: bytes) -> ParsedDocument | None:
+    """The parsed upload, or ``None`` when the indexing worker is to parse it; ``ValidationError`` for a bad file.
+
+    The checks that cost nothing come first, for every upload. A file over
+    ``RAG_PARSE_INLINE_MAX_KB``, or one that takes longer than
+    ``RAG_PARSE_INLINE_TIMEOUT_S`` to parse, is parsed by the worker: a web
+    request never waits longer than that, whatever the file holds.
+    """
     try:
-        return parse_file(
-            filename,
-            data,
-            max_bytes=settings.RAG_MAX_UPLOAD_MB * 1024 * 1024,
-            max_chars=settings.RAG_MAX_EXTRACTED_CHARS,
-        )
+        check_upload(filename, data, max_bytes=settings.RAG_MAX_UPLOAD_MB * 1024 * 1024)
+        if len(data) > settings.RAG_PARSE_INLINE_MAX_KB * 1024:
+            return None
+        return _parse_bounded(filename, data, seconds=settings.RAG_PARSE_INLINE_TIMEOUT_S)
+    except ParseAbortedError as exc:
+        if exc.reason == "time":
+            return None  # the worker has more time; the request has waited long enough
+        raise _parse_refusal(exc) from exc
     except ParseError as exc:
-        raise ValidationError(exc.user_message, code=exc.code) from exc
+        raise _parse_refusal(exc) from exc
+
+
+def _parse_bounded(filename: str, data: bytes, *, seconds: float) -> ParsedDocument:
+    return parse_file_bounded(
+        filename,
+        data,
+        budget=ParseBudget(seconds=seconds, memory_bytes=settings.RAG_PARSE_MAX_MEMORY_MB * 1024 * 1024),
+        max_bytes=settings.RAG_MAX_UPLOAD_MB * 1024 * 1024,
+        max_chars=settings.RAG_MAX_EXTRACTED_CHARS,
+    )
+
+
+def _parse_refusal(exc: ParseError | ParseAbortedError) -> ValidationError:
+    """Why a file cannot become a document, in words for the uploader."""
+    if isinstance(exc, ParseError):
+        return ValidationError(exc.user_message, code=exc.code)
+    if exc.reason == "time":
+        message = _(
+            "ファイルの解析に時間がかかりすぎたため中止しました（上限 %(seconds)s 秒）。"
+            "ファイルを分割するか、別の形式で保存し直してください。"
+        ) % {"seconds": f"{exc.budget.seconds:g}"}
+    elif exc.reason == "memory":
+        message = _(
+            "ファイルの解析に必要なメモリが上限（%(mb)s MB）を超えたため中止しました。"
+            "ファイルを分割するか、別の形式で保存し直してください。"
+        ) % {"mb": f"{exc.budget.memory_bytes // (1024 * 1024):,}"}
+    else:
+        message = _("ファイルの解析中に処理が異常終了したため中止しました。ファイルが壊れていないか確かめてください。")
+    return ValidationError(message, code=f"parse_{exc.reason}")
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What :func:`version_ingest` did: the document, and its new version (``None``: the bytes were unchanged)."""
+
+    document: Document
+    version: DocumentVersion | None
+    created: bool  # the document itself is new
+
+    @property
+    def changed(self) -> bool:
+        return self.version is not None
 
 
 def document_ingest(
@@ -59,47 +113,75 @@ def document_ingest(
     title: str = "",
     groups: Iterable[Group] | None = None,
     document: Document | None = None,
+    folder: str = "",
     index: bool = True,
 ) -> Document:
+    """:func:`version_ingest`, returning the document only."""
+    return version_ingest(
+        owner=owner, filename=filename, data=data, title=title, groups=groups, document=document, folder=folder, index=index
+    ).document
+
+
+def version_ingest(
+    *,
+    owner,  # noqa: ANN001
+    filename: str,
+    data: bytes,
+    title: str = "",
+    groups: Iterable[Group] | None = None,
+    document: Document | None = None,
+    folder: str = "",
+    index: bool = True,
+) -> IngestResult:
     """Upload a new document, or (with ``document``) a new version of an existing one.
 
-    With ``index=False`` the new version is stored but not indexed: the caller
+    A new document is named ``folder/filename`` (``documents.filenames.document_name``:
+    only the file name's last component counts, the folder may not climb out);
+    with ``document``, ``folder`` is ignored and the name stays. With
+    ``index=False`` the new version is stored but not indexed: the caller
     indexes it (with others, in one batch) through :func:`versions_index`.
 
     Raises ``ValidationError`` with a message for the uploader on bad input
-    (empty, unsupported, too large, no text layer, corrupt, undecodable, a file
-    name too long or another document already uses); nothing is stored then,
-    not even a directory. The name is stored and compared as
-    ``documents.filenames.clean_filename`` makes it (NFC), so the NFC and NFD
-    spellings of one name are one document. A file byte-identical to the
-    latest version creates no new version. Indexing runs through the tasks
-    API: with the database backend (the default) the document is returned
+    (empty, unsupported, too large, no text layer, corrupt, undecodable, too
+    slow or too costly to parse, a name too long, a bad folder, or a name
+    another document already uses compared as ``documents.filenames.name_key``
+    does: NFKC, case-folded); nothing is stored then, not even a directory.
+    A large file (see ``_parse_in_request``) is stored unparsed and the
+    indexing task parses it: its refusal, if any, is the document's failure
+    reason, and the live version keeps answering; a new document is titled by
+    its file name until then. A file byte-identical to the latest version
+    creates no new version (``version`` is ``None``). The title is ``title``,
+    else the file's own (front matter, first heading, first line), else the
+    file name. Indexing runs through the tasks API:
+    with the database backend (the default) the document is returned
     「索引作成中」 and a worker indexes it; with the immediate backend it has
     finished on return.
     """
-    filename = clean_filename(filename)
-    parsed = _parse(filename, data)
-    spans = _chunk(parsed)
+    name = document_name(filename, folder=folder) if document is None else clean_filename(filename)
+    parsed = _parse_in_request(name, data)
+    spans = _chunk(parsed) if parsed is not None else []
     sha256 = hashlib.sha256(data).hexdigest()
 
     with transaction.atomic():
         if document is None:
-            title = title or _title_from(parsed.text, filename)
-            document = _document_create(owner=owner, filename=filename, title=title, groups=groups)
+            title = title or (_title_from(parsed, name) if parsed is not None else split_document_name(name)[1])
+            document = _document_create(owner=owner, filename=name, title=title, groups=groups)
+            created = True
         else:
+            created = False
             document = _document_lock(document, groups=groups)
             if _latest_sha256(document) == sha256:
-                return document
+                return IngestResult(document=document, version=None, created=False)
             if title:
                 document.title = title[:255]
         version = _version_add(
-            document, owner=owner, filename=filename, data=data, parsed=parsed, spans=spans, sha256=sha256
+            document, owner=owner, filename=name, data=data, parsed=parsed, spans=spans, sha256=sha256
         )
 
     if index:
         _enqueue(version.pk)
     document.refresh_from_db()
-    return document
+    return IngestResult(document=document, version=version, created=created)
 
 
 def version_queue(*, version: DocumentVersion) -> None:
@@ -148,23 +230,34 @@ def _document_create(*, owner, filename: str, title: str, groups: Iterable[Group
     """A new document named ``filename``, readable by ``groups``; a ``ValidationError`` when the name is taken.
 
     The name is checked first, and again by the unique constraint: of two
-    uploads of one name at once, the second gets the same message.
+    uploads of one name at once, the second is refused too.
     """
-    duplicate = ValidationError(
-        _("「%(name)s」という名前の文書は既にあります。新しい版として差し替えるか、別の名前にしてください。")
-        % {"name": filename},
-        code="duplicate_filename",
-    )
-    if document_named(filename) is not None:
-        raise duplicate
+    existing = document_named(filename)
+    if existing is not None:
+        raise _duplicate(filename, visible=visible_documents(owner).filter(pk=existing.pk).exists())
     try:
         with transaction.atomic():
             document = Document.objects.create(title=title[:255], filename=filename, owner=owner)
     except IntegrityError:
-        raise duplicate from None
+        raise _duplicate(filename, visible=False) from None
     if groups is not None:
         document.groups.set(groups)
     return document
+
+
+def _duplicate(filename: str, *, visible: bool) -> ValidationError:
+    """The refusal of a name already taken.
+
+    Only an uploader who may read the document that holds the name is told
+    that a document has it (and may replace it). Anyone else gets the words
+    for a name that cannot be used, which do not say that a document they
+    cannot see exists (README: "Document names").
+    """
+    if visible:
+        message = _("「%(name)s」という名前の文書は既にあります。新しい版として差し替えるか、別の名前にしてください。")
+    else:
+        message = _("「%(name)s」という名前は使えません。別の名前にするか、フォルダを指定してください。")
+    return ValidationError(message % {"name": filename}, code="duplicate_filename")
 
 
 def _document_lock(document: Document, *, groups: Iterable[Group] | None) -> Document:
@@ -190,12 +283,13 @@ def _version_add(
     owner,  # noqa: ANN001
     filename: str,
     data: bytes,
-    parsed: ParsedDocument,
+    parsed: ParsedDocument | None,
     spans: list[ChunkSpan],
     sha256: str,
 ) -> DocumentVersion:
     """Store the next version of ``document`` with its file and chunks; the document (and its title) is saved as indexing.
 
+    Without ``parsed`` the version is stored to be parsed by the indexing task.
     The version is not indexed yet: until it is, the live version keeps answering.
     """
     number = (document.versions.order_by("-number").values_list("number", flat=True).first() or 0) + 1
@@ -205,11 +299,12 @@ def _version_add(
         original_name=filename,
         sha256=sha256,
         size=len(data),
-        encoding=parsed.encoding,
-        text=parsed.text,
+        encoding=parsed.encoding if parsed is not None else "",
+        text=parsed.text if parsed is not None else "",
+        needs_parse=parsed is None,
         uploaded_by=owner,
     )
-    version.file.save(filename, ContentFile(data), save=False)
+    version.file.save(split_document_name(filename)[1], ContentFile(data), save=False)  # folders are in the name only
     version.save()
     _chunks_store(version, spans)
     document.status = Document.Status.INDEXING
@@ -234,12 +329,21 @@ def _chunks_store(version: DocumentVersion, spans: list[ChunkSpan]) -> None:
     )
 
 
-def _title_from(text: str, filename: str) -> str:
-    for line in text.splitlines():
+def _title_from(parsed: ParsedDocument, name: str) -> str:
+    """The title a file gives itself: its front matter's, (Markdown) its first heading, its first line; else its file name.
+
+    Only Markdown marks its headings reliably; in a .docx or PDF the first
+    heading may be a chapter while the first line is the document's title.
+    """
+    if parsed.title:
+        return parsed.title[:200]
+    if parsed.kind == "md" and parsed.headings:
+        return parsed.headings[0].title[:200]
+    for line in parsed.text.splitlines():
         line = line.strip().lstrip("#").strip()
         if line:
             return line[:200]
-    return filename
+    return split_document_name(name)[1]
 
 
 def _items(version: DocumentVersion) -> list[IndexItem]:
@@ -266,23 +370,31 @@ def version_index(*, version: DocumentVersion) -> None:
 INDEX_DATABASE_MAX_WAIT_S = 16.0
 
 
-def versions_index(*, versions: list[DocumentVersion]) -> IndexStats:
+def versions_index(
+    *, versions: list[DocumentVersion], progress: Callable[[int, int], None] | None = None
+) -> IndexStats:
     """Index several versions with their embeddings batched together, then make each live.
 
+    ``progress`` (when given) hears ``(chunks done, chunks total)`` after each
+    stored batch, besides each version's own count for its owner's page.
     Returns where the time went (documents.indexing.IndexStats; empty when
     nothing was embedded, e.g. a failed batch retried version by version).
 
     Safe against concurrent runs: the live version is re-read before any
-    cleanup, an older version never replaces a newer live one, and a document
-    deleted meanwhile leaves no entries behind. If the batch fails, each
+    cleanup, an older version never replaces a newer live one, and a version
+    that stops being wanted (its document deleted, or a newer version uploaded
+    before it went live) is cancelled between two batches of embeddings and
+    leaves nothing behind (:func:`_index_cancelled`). If the batch fails, each
     version is retried alone so one bad version cannot fail the others. A
     database that stops answering part-way is waited for and the run repeated
     (its half-written entries belong to these versions and are replaced).
+    Versions stored unparsed are parsed first; one that cannot be fails with the reason.
     """
+    versions = _versions_parsed(versions)
     wait = 1.0
     while True:
         try:
-            return _versions_index_once(versions)
+            return _versions_index_once(versions, progress=progress)
         except DATABASE_UNAVAILABLE_ERRORS as exc:
             if transaction.get_connection().in_atomic_block:
                 raise  # the caller's transaction is broken: only the caller can start again
@@ -296,7 +408,49 @@ def versions_index(*, versions: list[DocumentVersion]) -> IndexStats:
             wait *= 2
 
 
-def _versions_index_once(versions: list[DocumentVersion]) -> IndexStats:
+def _versions_parsed(versions: list[DocumentVersion]) -> list[DocumentVersion]:
+    """``versions`` ready to be indexed: those stored unparsed are parsed now, and those that fail are left out."""
+    ready = []
+    for version in versions:
+        if version.needs_parse:
+            try:
+                _version_parse(version)
+            except (ValidationError, OSError) as exc:  # a bad file, or its stored copy cannot be read
+                version_fail(version=version, exc=exc)
+                continue
+        ready.append(version)
+    return ready
+
+
+def _version_parse(version: DocumentVersion) -> None:
+    """Parse a version's stored file (within ``RAG_PARSE_TIMEOUT_S``) and store its text and chunks.
+
+    Raises ``ValidationError`` with the uploader's reason when the file cannot
+    become a document. A new document still titled by its file name takes its
+    title from the text, as an upload parsed in the request does.
+    """
+    with version.file.open("rb") as stored:
+        data = stored.read()
+    try:
+        parsed = _parse_bounded(version.original_name, data, seconds=settings.RAG_PARSE_TIMEOUT_S)
+    except (ParseError, ParseAbortedError) as exc:
+        raise _parse_refusal(exc) from exc
+    spans = _chunk(parsed)
+    with transaction.atomic():
+        DocumentVersion.objects.filter(pk=version.pk).update(
+            text=parsed.text, encoding=parsed.encoding, needs_parse=False
+        )
+        _chunks_store(version, spans)
+        if version.number == 1:
+            placeholder = split_document_name(version.original_name)[1]
+            Document.objects.filter(pk=version.document_id, title=placeholder[:255]).update(
+                title=_title_from(parsed, version.original_name)[:255]
+            )
+    version.text, version.encoding, version.needs_parse = parsed.text, parsed.encoding, False
+    version.document.refresh_from_db(fields=["title"])  # the title goes into every chunk's embedding
+
+
+def _versions_index_once(versions: list[DocumentVersion], *, progress: Callable[[int, int], None] | None) -> IndexStats:
     """One run of :func:`versions_index`; a database that cannot be used now raises (nothing recorded)."""
     keyword = live_keyword_index()
     try:
@@ -304,6 +458,9 @@ def _versions_index_once(versions: list[DocumentVersion]) -> IndexStats:
     except DenseIndexUnavailableError as exc:  # nothing was written: each version fails in words
         for version in versions:
             _index_failed(version, exc, dense=None, keyword=keyword)
+        return IndexStats()
+    versions = _drop_unwanted(versions, dense=dense, keyword=keyword)
+    if not versions:
         return IndexStats()
     Document.objects.filter(pk__in={v.document_id for v in versions}).update(
         status=Document.Status.INDEXING, status_message=""
@@ -320,8 +477,15 @@ def _versions_index_once(versions: list[DocumentVersion]) -> IndexStats:
             dense=dense,
             keyword=keyword,
             sentences=_store_sentences,
-            progress=_progress_recorder([(v.pk, len(items[v.pk])) for v in ready]),
+            progress=_progress_recorder([(v.pk, len(items[v.pk])) for v in ready], also=progress),
+            keep_going=lambda: _wanted({v.pk for v in ready}) == {v.pk for v in ready},
         )
+    except IndexingCancelledError as exc:
+        # Ids, not names: the document may be gone.
+        log.info("indexing version(s) %s: %s", ", ".join(str(v.pk) for v in ready), exc)
+        rest = _drop_unwanted(ready, dense=dense, keyword=keyword)
+        # Batched with a cancelled version: the rest is indexed again without it.
+        return versions_index(versions=rest, progress=progress) if rest else IndexStats()
     except Exception as exc:  # any failure: the live versions must keep answering
         if is_database_unavailable(exc):
             raise  # versions_index waits and runs again
@@ -338,10 +502,66 @@ def _versions_index_once(versions: list[DocumentVersion]) -> IndexStats:
     return stats
 
 
-def _progress_recorder(sizes: list[tuple[int, int]]) -> Callable[[int, int], None]:
+def _wanted(version_ids: set[int]) -> set[int]:
+    """Those of ``version_ids`` still worth indexing: not deleted, and the live or the latest version of their document."""
+    rows = list(
+        DocumentVersion.objects.filter(pk__in=version_ids).values_list(
+            "pk", "document_id", "number", "document__live_version_id"
+        )
+    )
+    latest = dict(
+        DocumentVersion.objects.filter(document_id__in={row[1] for row in rows})
+        .order_by()
+        .values("document_id")
+        .annotate(latest=Max("number"))
+        .values_list("document_id", "latest")
+    )
+    return {pk for pk, document_id, number, live_id in rows if pk == live_id or number == latest[document_id]}
+
+
+def _drop_unwanted(versions: list[DocumentVersion], *, dense: DenseIndex, keyword) -> list[DocumentVersion]:  # noqa: ANN001
+    """``versions`` without those no longer wanted (:func:`_wanted`), which are cancelled."""
+    wanted = _wanted({v.pk for v in versions})
+    for version in versions:
+        if version.pk not in wanted:
+            _index_cancelled(version, dense=dense, keyword=keyword)
+    return [v for v in versions if v.pk in wanted]
+
+
+def _index_cancelled(version: DocumentVersion, *, dense: DenseIndex, keyword) -> None:  # noqa: ANN001
+    """Leave nothing of ``version``, deleted or replaced while it was queued or being indexed.
+
+    Its entries in both indexes go (this runs after the indexing's last write,
+    so entries written while a deletion was under way go too). A version
+    replaced before it ever went live goes from the database as well, with its
+    chunks and file: nothing will index it again. The document's status is left
+    to the indexing of the version that replaced it.
+    """
+    log.info("indexing version %s cancelled: its document was deleted or a newer version was uploaded", version.pk)
+    remove_versions([version.pk], dense=dense, keyword=keyword)
+    announce_change()
+    with transaction.atomic():
+        # Locked as _go_live locks it: a concurrent run cannot make this version live while it is removed.
+        document = Document.objects.select_for_update().filter(pk=version.document_id).first()
+        if document is None or document.live_version_id == version.pk:
+            return
+        replaced = DocumentVersion.objects.filter(pk=version.pk, indexed_at__isnull=True).first()
+        if replaced is None:
+            return
+        replaced.delete()
+    try:
+        replaced.file.delete(save=False)
+    except OSError:
+        log.warning("could not delete file %s", replaced.file.name)
+
+
+def _progress_recorder(
+    sizes: list[tuple[int, int]], *, also: Callable[[int, int], None] | None = None
+) -> Callable[[int, int], None]:
     """A progress callback for one batch of versions: records each version's embedded chunks for its owner's page.
 
-    ``sizes`` lists (version id, chunk count) in the order the batch embeds them.
+    ``sizes`` lists (version id, chunk count) in the order the batch embeds them;
+    ``also`` is called with the same arguments after the records are written.
     """
     recorded: dict[int, int] = {}
 
@@ -353,13 +573,17 @@ def _progress_recorder(sizes: list[tuple[int, int]]) -> Callable[[int, int], Non
             if recorded.get(version_id) != embedded:
                 DocumentVersion.objects.filter(pk=version_id).update(chunks_embedded=embedded)
                 recorded[version_id] = embedded
+        if also is not None:
+            also(done, total)
 
     return record
 
 
 def _store_sentences(rows: list[tuple[int, bytes]]) -> None:
     """Keep each chunk's sentence vectors on its row (documents.sentence_vectors)."""
-    Chunk.objects.bulk_update([Chunk(pk=pk, sentence_vectors=data) for pk, data in rows], ["sentence_vectors"], batch_size=200)
+    Chunk.objects.bulk_update(
+        [Chunk(pk=pk, sentence_vectors=data) for pk, data in rows], ["sentence_vectors"], batch_size=200
+    )
 
 
 def _live_version_id(document_id: int) -> int | None:
@@ -441,13 +665,30 @@ def document_reindex(*, document: Document, background: bool = True) -> None:
 
 
 def document_delete(*, document: Document) -> None:
-    """Remove the document from both indexes, then from the database (with its files)."""
-    version_ids = list(document.versions.values_list("pk", flat=True))
-    remove_versions(version_ids, dense=_dense(), keyword=live_keyword_index())
+    """Remove the document from the database (with its keyword entries and files), then from the dense index.
+
+    Raises ``DenseIndexUnavailableError``, with nothing removed, when the Chroma
+    server cannot be reached. The database goes first: a worker indexing one of
+    the versions sees it gone after its current batch, stops, and removes what
+    it wrote (:func:`_index_cancelled`); what it wrote before is removed here.
+    Should the server stop answering between the two steps, the document is
+    still gone for every reader (searches only see live versions) and
+    ``check_index --repair`` removes the entries left behind.
+    """
+    dense = _dense()
+    dense.count()  # a server that does not answer: refused before anything changes
+    keyword = live_keyword_index()
+    versions = list(document.versions.defer("text"))
+    name = document.filename
+    with transaction.atomic():
+        keyword.delete_versions([v.pk for v in versions])
+        document.delete()
+    try:
+        remove_versions([v.pk for v in versions], dense=dense, keyword=keyword)
+    except DenseIndexUnavailableError:
+        log.error("%s deleted, but its dense entries remain until check_index --repair", name)
     announce_change()
-    files = [v.file for v in document.versions.all()]
-    document.delete()
-    for f in files:
+    for f in (v.file for v in versions):
         try:
             f.delete(save=False)
         except OSError:

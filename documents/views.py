@@ -31,12 +31,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect, HttpResponseClientRefresh
 
+from documents.failures import DELETE_UNAVAILABLE, DenseIndexUnavailableError
 from documents.forms import DocumentUploadForm, VersionUploadForm, read_upload
 from documents.models import Chunk, Document, DocumentVersion
 from documents.notices import notices_for
 from documents.roles import is_owner
-from documents.selectors import get_document_for_manager, indexing_progress, manageable_documents
-from documents.services import document_delete, document_ingest, document_reindex
+from documents.selectors import get_document_for_manager, indexing_progress, manageable_documents, queue_positions
+from documents.services import document_delete, document_ingest, document_reindex, version_ingest
 
 # How many "needs a document fix" answers a page lists at most.
 
@@ -86,11 +87,13 @@ def document_list(request: HttpRequest) -> HttpResponse:
     documents = list(
         manageable_documents(request.user)
         .select_related("owner", "live_version")
+        .defer("live_version__text")  # only the live version's number is shown
         .prefetch_related("groups")
         .order_by("filename")
     )
     notices = notices_for(request.user, documents)
-    rows = [{"document": d, "fixes": notices.get(d.pk, [])} for d in documents]
+    positions = queue_positions(documents)
+    rows = [{"document": d, "fixes": notices.get(d.pk, []), "queue_position": positions.get(d.pk)} for d in documents]
     return render(
         request,
         "documents/list.html",
@@ -114,6 +117,7 @@ def document_upload(request: HttpRequest) -> HttpResponse:
                     data=read_upload(uploaded),
                     title=form.cleaned_data["title"],
                     groups=form.cleaned_data["groups"],
+                    folder=form.cleaned_data["folder"],
                 )
             except ValidationError as exc:
                 form.add_error("file", exc)
@@ -132,12 +136,16 @@ def document_upload(request: HttpRequest) -> HttpResponse:
 
 
 def _detail_context(request: HttpRequest, document: Document, replace_form: VersionUploadForm) -> dict[str, Any]:
-    versions = list(document.versions.select_related("uploaded_by").order_by("-number"))
+    versions = list(document.versions.select_related("uploaded_by").defer("text").order_by("-number"))
     # The chunks readers get: the live version's, or (before anything went live) the latest attempt's.
     shown: DocumentVersion | None = next((v for v in versions if v.pk == document.live_version_id), None)
     if shown is None and versions:
         shown = versions[0]
-    chunks = Chunk.objects.filter(version=shown).defer("sentence_vectors").order_by("ordinal") if shown else Chunk.objects.none()
+    chunks = (
+        Chunk.objects.filter(version=shown).defer("sentence_vectors").order_by("ordinal")
+        if shown
+        else Chunk.objects.none()
+    )
     return {
         "document": document,
         "versions": versions,
@@ -147,6 +155,7 @@ def _detail_context(request: HttpRequest, document: Document, replace_form: Vers
         "replace_form": replace_form,
         "max_mb": settings.RAG_MAX_UPLOAD_MB,
         "progress": indexing_progress(document),
+        "queue_position": queue_positions([document]).get(document.pk),
     }
 
 
@@ -170,7 +179,12 @@ def document_status(request: HttpRequest, pk: int) -> HttpResponse:
     refresh = request.GET.get("refresh") == "1"
     if request.htmx and refresh and document.status in (Document.Status.READY, Document.Status.FAILED):
         return HttpResponseClientRefresh()
-    context = {"document": document, "refresh": refresh, "progress": indexing_progress(document)}
+    context = {
+        "document": document,
+        "refresh": refresh,
+        "progress": indexing_progress(document),
+        "queue_position": queue_positions([document]).get(document.pk),
+    }
     return render(request, "documents/partials/_status.html", context)
 
 
@@ -182,15 +196,13 @@ def document_replace(request: HttpRequest, pk: int) -> HttpResponse:
     form = VersionUploadForm(request.POST, request.FILES)
     if form.is_valid():
         uploaded = form.cleaned_data["file"]
-        versions_before = document.versions.count()
         try:
-            document = document_ingest(
-                owner=request.user, filename=uploaded.name, data=read_upload(uploaded), document=document
-            )
+            result = version_ingest(owner=request.user, filename=uploaded.name, data=read_upload(uploaded), document=document)
         except ValidationError as exc:
             form.add_error("file", exc)
         else:
-            _announce(request, document, new_version=document.versions.count() > versions_before)
+            document = result.document
+            _announce(request, document, new_version=result.changed)
             return _redirect(request, reverse("documents:detail", args=[document.pk]))
     if request.htmx:
         context = {"document": document, "replace_form": form, "max_mb": settings.RAG_MAX_UPLOAD_MB}
@@ -221,15 +233,21 @@ def document_reindex_view(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def document_delete_view(request: HttpRequest, pk: int) -> HttpResponse:
-    """GET asks for confirmation; POST removes the document from both indexes and the database."""
+    """GET asks for confirmation; POST removes the document from both indexes and the database.
+
+    With the Chroma server down nothing is removed: the confirmation page again, with HTTP 503 and the reason.
+    """
     document = _get_document_for_owner(request, pk)
+    status = 200
     if request.method == "POST":
         name = document.filename
-        document_delete(document=document)
-        messages.success(request, _("「%(name)s」を削除しました。") % {"name": name})
-        return _redirect(request, reverse("documents:list"))
-    return render(
-        request,
-        "documents/delete.html",
-        {"document": document, "version_count": document.versions.count(), "chunk_count": document.chunks.count()},
-    )
+        try:
+            document_delete(document=document)
+        except DenseIndexUnavailableError:
+            messages.error(request, DELETE_UNAVAILABLE)
+            status = 503
+        else:
+            messages.success(request, _("「%(name)s」を削除しました。") % {"name": name})
+            return _redirect(request, reverse("documents:list"))
+    context = {"document": document, "version_count": document.versions.count(), "chunk_count": document.chunks.count()}
+    return render(request, "documents/delete.html", context, status=status)

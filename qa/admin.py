@@ -13,17 +13,18 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from qa.models import Conversation, SynonymEntry
+from ragportal.admin_lookups import OfferedFiltersOnly
 
 
 @admin.register(SynonymEntry)
-class SynonymEntryAdmin(admin.ModelAdmin):
+class SynonymEntryAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     list_display = ("term", "expansions", "updated_at")
     search_fields = ("term", "expansions")
     ordering = ("term",)
 
 
 @admin.register(Conversation)
-class ConversationAdmin(admin.ModelAdmin):
+class ConversationAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     """Conversations are private to their user: only superusers see them here, and nobody edits them."""
 
     list_display = ("__str__", "user", "answer_count", "created_at", "updated_at")

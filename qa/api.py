@@ -259,11 +259,25 @@ class HealthAPI(APIView):
         )
 
 
+def _drift_name(document_id: int | None, filenames: dict[int, str], readable: set[int]) -> str:
+    """A drifting document's file name, or a placeholder when it is gone or the viewer may not read it."""
+    if not document_id or document_id not in filenames:
+        return DELETED_DOCUMENT
+    return filenames[document_id] if document_id in readable else RESTRICTED_DOCUMENT
+
+
+DELETED_DOCUMENT = "(deleted document)"
+RESTRICTED_DOCUMENT = "(restricted document)"
+
+
 class DeepHealthAPI(APIView):
     """For operators (staff): every probe run now, and the live chunks compared entry by entry with both indexes.
 
     The same comparison as ``manage.py check_index``; slower (it reads both
-    indexes whole), so it is not for load balancers.
+    indexes whole), so it is not for load balancers. A document's file name is
+    shown only to staff who may read the document (``visible_documents``: every
+    superuser); other staff get its counts under ``"(restricted document)"``, so
+    the page does not tell an owner which restricted files exist.
     """
 
     permission_classes = [IsAdminUser]
@@ -285,12 +299,13 @@ class DeepHealthAPI(APIView):
         report: dict[str, Any] = {"live_chunks": 0, "dense_entries": 0, "keyword_entries": 0, "documents": []}
         if state != "error":
             check = index_check()
+            readable = set(visible_documents(request.user).filter(pk__in=check.filenames).values_list("pk", flat=True))
             report = {
                 "live_chunks": check.live_chunks,
                 "dense_entries": check.dense_entries,
                 "keyword_entries": check.keyword_entries,
                 "documents": [
-                    {"filename": check.filenames.get(d.document_id or 0, "(deleted document)"), "counts": d.counts()}
+                    {"filename": _drift_name(d.document_id, check.filenames, readable), "counts": d.counts()}
                     for d in check.drifts
                 ],
             }

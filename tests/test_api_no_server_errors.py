@@ -3,9 +3,12 @@
 Every ``/api/v1/`` URL pattern is taken from the resolver, so a new endpoint is
 covered without touching this file. Each of its methods gets random query
 strings and random bodies (JSON of any shape, deeply nested JSON, malformed
-JSON, forms, multipart with odd file names, huge integers, ids of the caller's
-own objects and of nothing) from a signed-in document owner and from an
-anonymous client, plus the inputs that were 500s once (``REGRESSIONS``). The
+JSON, forms, multipart with odd file names, ids of the caller's own objects and
+of nothing) from a signed-in document owner and from an anonymous client, plus
+the inputs that were 500s once (``REGRESSIONS``). Every field, query parameter
+and file name may hold a lone surrogate (sent as JSON spells it, ``\\ud800``, or
+as the raw bytes a careless client would send) or a huge integer (as a JSON
+number up to 4,000 digits, as a string of 5,000 digits). The
 schemathesis test in tests/qa/test_api.py fuzzes from the schema instead; this
 one needs no schema and also sends what the schema says nothing about.
 """
@@ -95,20 +98,37 @@ FIELD_NAMES = ["text", "query", "document", "conversation", "k", "rating", "reas
 # Not "format": DRF answers an unknown renderer name with 404 before any view runs.
 QUERY_NAMES = ["limit", "offset", "conversation", "refresh", "lang", "page"]
 
-huge_integers = st.sampled_from([2**31, 2**63 - 1, 2**63, 2**64, 10**30, -(2**63) - 1])
+huge_integers = st.sampled_from([2**31, 2**63 - 1, 2**63, 2**64, 10**20, 10**30, -(2**63) - 1, 10**4000, -(10**4000)])
 integers = st.integers() | huge_integers
-scalars = st.none() | st.booleans() | integers | st.floats(allow_nan=False) | st.text(max_size=40)
+# Beyond every integer column, and beyond what int() converts from a string (4,300 digits).
+huge_digit_strings = st.sampled_from(["9" * 20, str(10**30), "9" * 5000, "-" + "9" * 5000, "1" + "0" * 4300])
+# Hypothesis leaves surrogates out of text() by default; a JSON body can still spell them.
+lone_surrogates = st.characters(categories=["Cs"])
+surrogate_text = st.one_of(
+    st.tuples(st.text(max_size=10), lone_surrogates, st.text(max_size=10)).map("".join),
+    st.sampled_from(["\ud800", "\udfff", "a\udc00b", "\udc00\ud800"]),
+)
+texts = st.text(max_size=40) | surrogate_text
+scalars = st.none() | st.booleans() | integers | st.floats(allow_nan=False) | texts
 json_values = st.recursive(
     scalars,
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8) | surrogate_text, children, max_size=4)
+    ),
     max_leaves=12,
 )
 json_objects = st.dictionaries(st.sampled_from(FIELD_NAMES) | st.text(max_size=8), json_values, max_size=6)
+any_field = st.sampled_from(FIELD_NAMES) | st.text(min_size=1, max_size=8)
 # Bodies close to valid (known fields, scalar values) get past the serializers into the services.
 plausible_objects = st.fixed_dictionaries(
     {},
     optional={
-        name: st.text(min_size=1, max_size=30) | integers | st.sampled_from([1, -1, "", "other"])
+        name: st.text(min_size=1, max_size=30)
+        | integers
+        | st.sampled_from([1, -1, "", "other"])
+        | surrogate_text
+        | huge_digit_strings
+        | st.lists(surrogate_text | huge_digit_strings | integers, max_size=2)
         for name in FIELD_NAMES
     },
 )
@@ -118,6 +138,11 @@ def _deep(depth: int, opener: str) -> str:
     return opener * depth + ("]" * depth if opener == "[" else "")
 
 
+def _with_number(field: str, digits: str) -> str:
+    """A JSON object whose ``field`` is the number ``digits`` (json.dumps will not write more than 4,300 digits)."""
+    return f'{{"rating": 1, "text": "x", "query": "x", "{field}": {digits}}}'
+
+
 # A question and a search both valid (each endpoint ignores the other's field): reaches the engine.
 questions = st.fixed_dictionaries({"text": st.text(min_size=1, max_size=40), "query": st.text(min_size=1, max_size=40)})
 raw_json_bodies = st.one_of(
@@ -125,11 +150,16 @@ raw_json_bodies = st.one_of(
     plausible_objects.map(json.dumps),
     json_objects.map(json.dumps),
     json_values.map(json.dumps),
+    # Not ASCII-escaped: a lone surrogate goes out as the bytes that are not UTF-8 (see _encoded).
+    plausible_objects.map(lambda body: json.dumps(body, ensure_ascii=False)),
+    st.builds(_with_number, any_field, huge_digit_strings),
     st.builds(_deep, st.integers(1, 100_000), st.sampled_from(["[", '{"a":'])),
     st.text(max_size=60),  # mostly not JSON at all
     st.sampled_from(["", "{", '{"text": NaN}', '{"k": 1e999}', '{"document": ' + "9" * 5000 + "}", "\ufeff{}"]),
 )
-digits_or_text = st.one_of(integers.map(str), st.text(max_size=20), st.sampled_from(["9" * 30, "9" * 5000, "-1", "0"]))
+digits_or_text = st.one_of(
+    integers.map(str), st.text(max_size=20), surrogate_text, huge_digit_strings, st.sampled_from(["-1", "0"])
+)
 query_strings = st.dictionaries(
     st.sampled_from(QUERY_NAMES) | st.text(min_size=1, max_size=8), digits_or_text, max_size=4
 )
@@ -147,6 +177,7 @@ file_names = st.one_of(
         ]
     ),
     st.text(max_size=40),
+    surrogate_text,
 )
 uploads = st.builds(
     lambda name, data: SimpleUploadedFile(name or "x", data, content_type="application/octet-stream"),
@@ -172,10 +203,40 @@ def requests(draw: st.DrawFn) -> dict[str, Any]:
     elif kind == "multipart":
         request["body"] = draw(multipart_bodies)
     elif kind == "form":
-        request["body"] = urlencode(draw(st.dictionaries(st.sampled_from(FIELD_NAMES), digits_or_text, max_size=4)))
+        request["body"] = _urlencode(draw(st.dictionaries(st.sampled_from(FIELD_NAMES), digits_or_text, max_size=4)))
     else:
-        request["body"] = draw(st.text(max_size=60))
+        request["body"] = draw(texts)
     return request
+
+
+def _urlencode(values: dict[str, str]) -> str:
+    """A query string or form body; a lone surrogate becomes the percent-encoded bytes a client would send."""
+    return urlencode(values, errors="surrogatepass")
+
+
+def _encoded(text: str) -> bytes:
+    """``text`` as bytes on the wire: UTF-8, with lone surrogates as their (invalid) three-byte forms."""
+    return text.encode("utf-8", errors="surrogatepass")
+
+
+MULTIPART_BOUNDARY = "HypothesisBoundary7MA4YWxkTrZu0gW"
+
+
+def _multipart(fields: dict[str, Any]) -> bytes:
+    """``fields`` as a multipart body, encoded as :func:`_encoded` (Django's test encoder refuses surrogates)."""
+    boundary = f"--{MULTIPART_BOUNDARY}".encode()
+    parts = []
+    for name, value in fields.items():
+        for item in value if isinstance(value, list) else [value]:
+            head = f'Content-Disposition: form-data; name="{name}"'
+            if isinstance(item, SimpleUploadedFile):
+                item.seek(0)
+                head += f'; filename="{item.name}"\r\nContent-Type: application/octet-stream'
+                payload = item.read()
+            else:
+                payload = _encoded(str(item))
+            parts.append(boundary + b"\r\n" + _encoded(head) + b"\r\n\r\n" + payload + b"\r\n")
+    return b"".join(parts) + boundary + b"--\r\n"
 
 
 def _request(kind: str, body: Any, *, query: dict[str, str] | None = None, any_id: str = "") -> dict[str, Any]:
@@ -197,6 +258,11 @@ REGRESSIONS = [
     _request("json", "{}", any_id="9" * 30),
     _request("multipart", {"file": _upload("あ" * 100 + ".md")}),
     _request("multipart", {"file": _upload("a." + "あ" * 90)}),  # streamed to a temporary file (see below)
+    # Issue 20: a lone surrogate in a choice field; group ids beyond the column and beyond int().
+    _request("json", '{"rating": "\\ud800"}'),
+    _request("json", '{"rating": -1, "reason": "\\ud800"}'),
+    _request("multipart", {"file": _upload("travel.md"), "groups": ["9" * 5000]}),
+    _request("multipart", {"file": _upload("travel.md"), "groups": ["99999999999999999999"]}),
 ]
 
 # --- the property --------------------------------------------------------------------
@@ -217,7 +283,7 @@ def _path(route: str, request: dict[str, Any], own: dict[str, int]) -> str | Non
     path = "/" + _CONVERTER.sub(fill, route)
     if "-" in path:  # a negative id never matches <int:…>: Django's 404 before any view, not this API
         return None
-    return path + (f"?{urlencode(request['query'])}" if request["query"] else "")
+    return path + (f"?{_urlencode(request['query'])}" if request["query"] else "")
 
 
 def _send(client: APIClient, endpoint: Endpoint, request: dict[str, Any], own: dict[str, int]) -> int | None:
@@ -228,11 +294,9 @@ def _send(client: APIClient, endpoint: Endpoint, request: dict[str, Any], own: d
     if endpoint.method == "get":
         return call(path).status_code
     if request["kind"] == "multipart":
-        for value in request["body"].values():
-            if isinstance(value, SimpleUploadedFile):
-                value.seek(0)
-        return call(path, request["body"], format="multipart").status_code
-    return call(path, request["body"], content_type=CONTENT_TYPES[request["kind"]]).status_code
+        content_type = f"multipart/form-data; boundary={MULTIPART_BOUNDARY}"
+        return call(path, _multipart(request["body"]), content_type=content_type).status_code
+    return call(path, _encoded(request["body"]), content_type=CONTENT_TYPES[request["kind"]]).status_code
 
 
 def _examples(endpoint: Endpoint) -> int:

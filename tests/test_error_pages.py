@@ -6,14 +6,13 @@ import pytest
 from django.test import Client, RequestFactory
 from django.views.defaults import server_error
 
-from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
 
 
 def _signed_in(user) -> Client:
     client = Client()
-    assert client.login(username=user.username, password=PASSWORD)
+    client.force_login(user)  # Client.login has no request, which django-axes needs
     return client
 
 
@@ -60,7 +59,7 @@ def test_server_error_page_renders_without_a_request_context():
 
 def test_a_form_sent_without_its_csrf_token_gets_the_portal_page_not_djangos(employee):
     client = Client(enforce_csrf_checks=True)
-    assert client.login(username=employee.username, password=PASSWORD)
+    client.force_login(employee)
     response = client.post("/ask/", {"text": "有給休暇は何日もらえますか？"})
     body = response.content.decode()
     assert response.status_code == 403

@@ -43,3 +43,30 @@ def test_the_banner_shows_the_address_it_is_given(tmp_path, monkeypatch):
     call_command("load_demo", url="http://127.0.0.1:8300/", stdout=out)
     assert "Demo logins (http://127.0.0.1:8300/)" in out.getvalue()
     assert "8000" not in out.getvalue()
+
+
+@pytest.mark.django_db
+def test_the_first_run_counts_each_new_demo_document_as_created_even_with_older_versions(tmp_path, monkeypatch, settings):
+    """Issue 25 item 10: a document imported with its history was reported as updated on an empty database."""
+    from documents.management.commands import load_demo
+    from documents.models import Document
+
+    settings.RAG_PROGRESS_INTERVAL_S = 0.05
+    (tmp_path / "history" / "travel.md").mkdir(parents=True)
+    (tmp_path / "history" / "travel.md" / "v1.md").write_text("# 出張\n日当は2,000円。\n", encoding="utf-8")
+    (tmp_path / "travel.md").write_text("# 出張\n日当は3,500円。\n", encoding="utf-8")
+    (tmp_path / "wifi.md").write_text("# Wi-Fi\n来客用は受付で発行。\n", encoding="utf-8")
+    monkeypatch.setattr(load_demo, "DEMO_DIR", tmp_path)
+
+    def banner() -> str:
+        out = StringIO()
+        call_command("load_demo", stdout=out)
+        return out.getvalue()
+
+    first = banner()
+    assert "demo corpus: 2 created, 0 updated, 0 unchanged, 0 failed" in first
+    assert "demo corpus: indexing 3 file(s)" in first  # the older version is indexed too
+    assert Document.objects.get(filename="travel.md").live_version.number == 2
+    assert "demo corpus: 0 created, 0 updated, 2 unchanged, 0 failed" in banner()
+    (tmp_path / "wifi.md").write_text("# Wi-Fi\n来客用はフロントで発行。\n", encoding="utf-8")
+    assert "demo corpus: 0 created, 1 updated, 1 unchanged, 0 failed" in banner()

@@ -4,7 +4,8 @@ An answer is built from every document retrieved for it (the provider saw them
 all), so its question, text, citations, retrieved chunks, notes and feedback
 comments are readable only by a user who may read each of those documents
 (:func:`documents.selectors.visible_documents`). A document deleted since counts
-as readable only if it was open to everyone at answer time.
+as readable only if it was open to everyone at answer time. The condition is
+:func:`qa.selectors.answer_readable_condition`, re-exported here as ``readable_condition``.
 
 Answers a reviewer may not read stay in the queue: they are listed, counted,
 filtered and can be assigned to someone who may read them; only their content
@@ -14,39 +15,18 @@ is replaced by :data:`REDACTED`. Superusers read everything.
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import BooleanField, Case, Exists, OuterRef, Q, QuerySet, Value, When
+from django.db.models import BooleanField, Case, QuerySet, Value, When
 from django.utils.translation import gettext_lazy as _
 
-from documents.selectors import visible_documents
-from qa.models import Answer, AnswerSource, Citation
+from qa.models import Answer
+
+# The rule itself lives with the answers it reads (the askers' own pages withhold by it too).
+from qa.selectors import answer_readable_condition as readable_condition
 
 REDACTED = _("閲覧権限のない文書を含むため表示できません")
 
 # The annotation :func:`with_readability` adds to each answer.
 READABLE = "viewer_may_read"
-
-
-def readable_condition(user: AbstractBaseUser | AnonymousUser) -> Q:
-    """A filter on ``Answer``: the answers ``user`` may read (see the module docstring)."""
-    if not user.is_authenticated:
-        return Q(pk__in=[])
-    if user.is_superuser:
-        return Q(pk__isnull=False)
-    visible = visible_documents(user).values("pk")
-    hidden_source = AnswerSource.objects.filter(answer=OuterRef("pk")).filter(
-        Q(document__isnull=False) & ~Q(document__in=visible)
-        | Q(document__isnull=True, restricted=True)
-    )
-    # Citations are covered by the sources; checked too so that a citation row
-    # written without its source row can never open a restricted text.
-    hidden_citation = Citation.objects.filter(answer=OuterRef("pk"), document__isnull=False).exclude(
-        document__in=visible
-    )
-    return (
-        ~Q(Exists(hidden_source))
-        & ~Q(Exists(hidden_citation))
-        & (Q(restricted_document__isnull=True) | Q(restricted_document__in=visible))
-    )
 
 
 def with_readability(answers: QuerySet[Answer], user: AbstractBaseUser | AnonymousUser) -> QuerySet[Answer]:

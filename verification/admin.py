@@ -15,7 +15,7 @@ from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.views.main import ChangeList
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
-from django.db.models import ForeignKey, Q, QuerySet
+from django.db.models import Case, F, ForeignKey, Q, QuerySet, TextField, Value, When
 from django.forms import ModelChoiceField
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -28,6 +28,7 @@ from django.utils.translation import gettext, gettext_lazy as _
 
 from documents.roles import REVIEWERS_GROUP
 from qa.models import Answer, Citation, Feedback
+from ragportal.admin_lookups import OfferedFiltersOnly
 from verification.admin_filters import (
     FLAG_LABELS,
     AskedAtFilter,
@@ -39,7 +40,7 @@ from verification.admin_filters import (
     ReviewStatusFilter,
 )
 from documents.admin import ReadOnlyInline
-from verification.access import REDACTED, may_read, readable_condition, readers_of, with_readability
+from verification.access import READABLE, REDACTED, may_read, readable_condition, readers_of, with_readability
 from verification.evidence import answer_evidence
 from verification.export import answers_csv_response
 from verification.overview import overview_context
@@ -133,7 +134,7 @@ class FeedbackInline(EvidenceInline):
 
 
 @admin.register(Answer)
-class ReviewQueueAdmin(admin.ModelAdmin):
+class ReviewQueueAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     list_display = (
         "question_short",
         "confidence_badge",
@@ -245,7 +246,12 @@ class ReviewQueueAdmin(admin.ModelAdmin):
 
     # --- list columns ---------------------------------------------------------
 
-    @admin.display(description=_("質問"), ordering="question")
+    # Sorting by the question must not place a hidden answer by its text: hidden
+    # questions sort as if empty (the admin's pk tie-break orders them among themselves).
+    @admin.display(
+        description=_("質問"),
+        ordering=Case(When(**{READABLE: True}, then=F("question")), default=Value(""), output_field=TextField()),
+    )
     def question_short(self, answer: Answer) -> str:
         if not getattr(answer, "viewer_may_read", False):
             return format_html('<span class="rv-redacted">{}</span>', gettext(REDACTED))

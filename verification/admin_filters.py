@@ -7,29 +7,40 @@ ModelAdmin): one aggregate query per filter, whatever the number of rows.
 from __future__ import annotations
 
 from django.contrib import admin
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from qa.models import Answer, Feedback
+from qa.models import Answer
 from verification.flags import FLAG_NAMES, FLAGS
+from verification.queue import confidence_condition, feedback_condition, flag_condition
 
 # Labels of the flags as reviewers read them (from the registry).
 FLAG_LABELS: dict[str, str] = {flag.name: _(flag.reviewer_label) for flag in FLAGS}
 
 
 class FlagFilter(admin.SimpleListFilter):
-    """One option per verification flag: answers carrying that flag."""
+    """One option per verification flag: answers carrying that flag.
+
+    Under the options, the filter says which providers can produce the flags
+    that not every provider can (the registry's ``providers_note``), so that an
+    empty option reads as "cannot happen here", not as "nothing went wrong".
+    """
 
     title = _("フラグ")
     parameter_name = "flag"
+    template = "admin/qa/answer/flag_filter.html"
+
+    def provider_notes(self) -> list[tuple[str, str]]:
+        """(flag label, which providers can produce it) for the flags with a note."""
+        return [(FLAG_LABELS[flag.name], _(flag.providers_note)) for flag in FLAGS if flag.providers_note]
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
         return [(name, FLAG_LABELS[name]) for name in FLAG_NAMES]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Answer]) -> QuerySet[Answer]:
         if self.value() in FLAG_NAMES:
-            return queryset.filter(**{f"flag_{self.value()}": True})
+            return queryset.filter(flag_condition(self.value()))
         return queryset
 
 
@@ -42,7 +53,7 @@ class ConfidenceFilter(admin.SimpleListFilter):
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Answer]) -> QuerySet[Answer]:
         if self.value() in Answer.Confidence.values:
-            return queryset.filter(confidence=self.value())
+            return queryset.filter(confidence_condition(self.value()))
         return queryset
 
 
@@ -91,13 +102,8 @@ class FeedbackFilter(admin.SimpleListFilter):
         return [("up", _("👍 高評価")), ("down", _("👎 低評価")), ("none", _("なし"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Answer]) -> QuerySet[Answer]:
-        any_feedback = Feedback.objects.filter(answer=OuterRef("pk"))
-        if self.value() == "up":
-            return queryset.filter(Exists(any_feedback.filter(rating=Feedback.Rating.UP)))
-        if self.value() == "down":
-            return queryset.filter(Exists(any_feedback.filter(rating=Feedback.Rating.DOWN)))
-        if self.value() == "none":
-            return queryset.filter(~Exists(any_feedback))
+        if self.value() in ("up", "down", "none"):
+            return queryset.filter(feedback_condition(self.value()))
         return queryset
 
 

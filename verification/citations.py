@@ -53,7 +53,9 @@ def verify_citation_presence(answer: str, sources: list[str]) -> dict | None:
     - ``has_citation``: a strong or weak citation exists;
     - ``citation_quality``: ``"strong"`` (a source's file name, any case/width,
       possibly inside a path or link), ``"weak"`` (only a source's base name,
-      standing alone as a Latin word, e.g. ``attendanceの資料``), ``"none"``;
+      standing alone as a Latin word, e.g. ``attendanceの資料``; or a file
+      name that several sources share, ``_index.md`` for ``leave/_index.md``
+      and ``benefits/_index.md``, which names no one of them), ``"none"``;
     - ``mentioned_sources``: the sources cited (strong ones, or weak ones when
       no strong one exists), spelled as in ``sources``;
     - ``expected_sources``: the sources, sorted;
@@ -66,12 +68,11 @@ def verify_citation_presence(answer: str, sources: list[str]) -> dict | None:
     if not sources:
         return None
     text = nfkc(answer)
-    by_key: dict[str, str] = {}
-    for source in sources:
-        by_key.setdefault(_source_key(source), source)
+    by_key, shared = _source_keys(sources)
     strong, strong_names, strong_ends = _strong_citations(text, by_key)
-    unexpected, unexpected_spans = _file_names(text, skip_ends=strong_ends)
-    weak = [] if strong else _weak_citations(text, by_key, unexpected_spans)
+    unclear, unclear_ends = _shared_name_citations(text, shared, skip_ends=strong_ends)
+    unexpected, unexpected_spans = _file_names(text, skip_ends=strong_ends | unclear_ends)
+    weak = [] if strong else sorted(set(_weak_citations(text, by_key, unexpected_spans)) | unclear)
     return {
         "has_citation": bool(strong or weak),
         "citation_quality": "strong" if strong else ("weak" if weak else "none"),
@@ -82,6 +83,43 @@ def verify_citation_presence(answer: str, sources: list[str]) -> dict | None:
         "unexpected_sources": sorted(unexpected.values()),
         "warning": _warning(unexpected, strong=bool(strong), weak=bool(weak)),
     }
+
+
+def _source_keys(sources: list[str]) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """How each source is matched in the answer, and the file names several sources share.
+
+    A source is matched by its file name (``leave/_index.md`` by ``_index.md``,
+    within any path or link) when no other source has that name; when several
+    do, each is matched by its whole path only, and the bare shared name is
+    returned with the sources that share it.
+    """
+    by_name: dict[str, list[str]] = {}
+    for source in dict.fromkeys(sources):
+        by_name.setdefault(_source_key(source).casefold(), []).append(source)
+    by_key: dict[str, str] = {}
+    shared: dict[str, list[str]] = {}
+    for group in by_name.values():
+        if len(group) == 1:
+            by_key.setdefault(_source_key(group[0]), group[0])
+            continue
+        shared[_source_key(group[0])] = group
+        for source in group:
+            by_key.setdefault(_path_key(source), source)
+    return by_key, shared
+
+
+def _shared_name_citations(
+    text: str, shared: dict[str, list[str]], *, skip_ends: set[int]
+) -> tuple[set[str], set[int]]:
+    """The sources named only by a file name they share with others (not by a path), and where those names end."""
+    named: set[str] = set()
+    ends: set[int] = set()
+    for name, group in shared.items():
+        for match in _name_pattern(name, extension=True).finditer(text):
+            if match.end() not in skip_ends:
+                named.update(group)
+                ends.add(match.end())
+    return named, ends
 
 
 def _strong_citations(text: str, by_key: dict[str, str]) -> tuple[set[str], dict[str, str], set[int]]:
@@ -181,6 +219,11 @@ def _source_key(source: str) -> str:
     """A source's base file name, NFKC-normalised (paths are stripped)."""
     normal = nfkc(source).strip()
     return re.split(r"[/\\]", normal)[-1]
+
+
+def _path_key(source: str) -> str:
+    """A source's whole name (folders too), NFKC-normalised, with forward slashes."""
+    return nfkc(source).strip().replace("\\", "/")
 
 
 def _base_name(key: str) -> str:

@@ -77,6 +77,8 @@ class Flag:
     ``user_label``: shown to the user when the answer stored no warning text
     ("" shows nothing). ``warnings``: what the verifier may say when it sets
     the flag. ``set_by_verifier``: false for flags the answering service sets.
+    ``providers_note``: for reviewers, which answer providers can produce the flag
+    ("" when any can); shown under the queue's flag filter.
     """
 
     name: str
@@ -85,12 +87,11 @@ class Flag:
     user_label: str
     warnings: tuple[str, ...] = ()
     set_by_verifier: bool = True
+    providers_note: str = ""
 
 
 FLAGS: tuple[Flag, ...] = (
-    Flag(
-        "no_citation", False, gettext_noop("出典なし"), gettext_noop("回答に出典が含まれていません"), (WARNING_NONE,)
-    ),
+    Flag("no_citation", False, gettext_noop("出典なし"), gettext_noop("回答に出典が含まれていません"), (WARNING_NONE,)),
     Flag(
         "weak_citation", False, gettext_noop("出典があいまい"), gettext_noop("出典の表記が不完全です"), (WARNING_WEAK,)
     ),
@@ -100,6 +101,11 @@ FLAGS: tuple[Flag, ...] = (
         gettext_noop("存在しない出典"),
         gettext_noop("回答に検索結果にない出典が含まれています"),
         (WARNING_FABRICATED, WARNING_UNKNOWN_DOCUMENT),
+        providers_note=gettext_noop(
+            "文章を自分で書くプロバイダー（anthropic・gemini）で起こります。回答が検索結果にないファイル名を挙げたか、"
+            "引用が渡していない文書を指した回答です。extractive は文書の文をそのまま使うため、"
+            "その文自体が検索結果にない別のファイル名を挙げている場合にだけ付きます。"
+        ),
     ),
     Flag(
         "fabricated_quote",
@@ -107,6 +113,10 @@ FLAGS: tuple[Flag, ...] = (
         gettext_noop("引用が原文にない"),
         gettext_noop("引用が文書中に見つかりません"),
         (WARNING_FABRICATED_QUOTE,),
+        providers_note=gettext_noop(
+            "引用を自分で書くプロバイダー（anthropic・gemini）でだけ起こります。"
+            "extractive は原文をそのまま引用するため、この絞り込みは常に空です。"
+        ),
     ),
     Flag(
         "low_grounding",

@@ -12,18 +12,26 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Q
 from django.db.models.functions import TruncDate
+from django.urls import reverse
+from django.utils.http import urlencode
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from documents.models import Document
 from documents.selectors import visible_documents
-from qa.models import Answer, AnswerSource, Citation, Feedback
+from qa.models import Answer, AnswerSource, Citation
 from verification.access import REDACTED
-from verification.admin_filters import FLAG_LABELS
+from verification.admin_filters import FLAG_LABELS, ConfidenceFilter, FeedbackFilter, FlagFilter
 from verification.flags import FLAG_NAMES
-from verification.queue import needs_review_condition, review_queue
+from verification.queue import (
+    confidence_condition,
+    feedback_condition,
+    flag_condition,
+    needs_review_condition,
+    review_queue,
+)
 
 DAYS = 30
 
@@ -44,6 +52,7 @@ class Bar:
     x: int
     y: int
     height: int
+    url: str = ""
 
 
 @dataclass
@@ -53,6 +62,9 @@ class Series:
     total: int
     y: int
     bars: list[Bar] = field(default_factory=list)
+    url: str = ""
+    # What the total's link says to a screen reader (the .svg template is not scanned for messages).
+    link_label: str = ""
 
 
 @dataclass
@@ -66,16 +78,49 @@ class Chart:
     bar_width: int = BAR_WIDTH
 
 
-def _series_conditions() -> list[tuple[str, str, Q]]:
-    """(key, label, condition) of each chart row; the first row is the queue itself."""
-    down = Exists(Feedback.objects.filter(answer=OuterRef("pk"), rating=Feedback.Rating.DOWN))
-    rows: list[tuple[str, str, Q]] = [
-        ("queue", _("要確認（合計）"), needs_review_condition()),
-        ("low_confidence", _("信頼度：低"), Q(confidence=Answer.Confidence.LOW)),
-        ("thumbs_down", _("低評価（👎）"), Q(down)),
+@dataclass(frozen=True)
+class Row:
+    """One count of the overview: which queued answers it counts, and the queue filter that lists them.
+
+    ``condition`` comes from :mod:`verification.queue`, the same function the list
+    filter named in ``params`` applies, so a count and its link cannot disagree.
+    """
+
+    key: str
+    label: str
+    condition: Q
+    params: dict[str, str]
+
+
+def _series_conditions() -> list[Row]:
+    """The chart rows; the first row is the whole queue. Every row counts queued answers only."""
+    low = Answer.Confidence.LOW
+    rows = [
+        Row("queue", str(_("要確認（合計）")), needs_review_condition(), {}),
+        Row("low_confidence", str(_("信頼度：低")), confidence_condition(low), {ConfidenceFilter.parameter_name: low}),
+        Row("thumbs_down", str(_("低評価（👎）")), feedback_condition("down"), {FeedbackFilter.parameter_name: "down"}),
     ]
-    rows += [(name, FLAG_LABELS[name], Q(**{f"flag_{name}": True})) for name in FLAG_NAMES]
+    rows += [
+        Row(name, str(FLAG_LABELS[name]), flag_condition(name), {FlagFilter.parameter_name: name})
+        for name in FLAG_NAMES
+    ]
     return rows
+
+
+def _day_start(day: dt.date) -> dt.datetime:
+    return timezone.make_aware(dt.datetime.combine(day, dt.time.min))
+
+
+def queue_url(params: dict[str, str], first: dt.date, last: dt.date) -> str:
+    """The review queue filtered by ``params`` to answers asked from ``first`` to ``last`` (local days).
+
+    The period uses the parameters of the queue's own date filter (``created_at__gte``/``__lt``).
+    """
+    period = {
+        "created_at__gte": str(_day_start(first)),
+        "created_at__lt": str(_day_start(last + dt.timedelta(days=1))),
+    }
+    return reverse("admin:qa_answer_changelist") + "?" + urlencode({**params, **period})
 
 
 def _window(now: dt.datetime, days: int) -> tuple[list[dt.date], dt.datetime]:
@@ -85,18 +130,20 @@ def _window(now: dt.datetime, days: int) -> tuple[list[dt.date], dt.datetime]:
     return [first + dt.timedelta(days=i) for i in range(days)], start
 
 
-def daily_counts(now: dt.datetime | None = None, days: int = DAYS) -> tuple[list[dt.date], dict[str, dict[dt.date, int]]]:
-    """Per chart row, the number of answers per local calendar day over the last ``days`` days (one query)."""
+def daily_counts(
+    now: dt.datetime | None = None, days: int = DAYS
+) -> tuple[list[dt.date], dict[str, dict[dt.date, int]]]:
+    """Per chart row, the number of queued answers per local calendar day over the last ``days`` days (one query)."""
     day_list, start = _window(now or timezone.now(), days)
     conditions = _series_conditions()
     rows = (
-        Answer.objects.filter(created_at__gte=start)
+        Answer.objects.filter(needs_review_condition(), created_at__gte=start)
         .annotate(day=TruncDate("created_at", tzinfo=timezone.get_current_timezone()))
         .order_by()
         .values("day")
-        .annotate(**{key: Count("pk", filter=condition) for key, _label, condition in conditions})
+        .annotate(**{row.key: Count("pk", filter=row.condition) for row in conditions})
     )
-    counts: dict[str, dict[dt.date, int]] = {key: {} for key, _label, _c in conditions}
+    counts: dict[str, dict[dt.date, int]] = {row.key: {} for row in conditions}
     for row in rows:
         for key in counts:
             counts[key][row["day"]] = row[key]
@@ -108,18 +155,23 @@ def flag_chart(now: dt.datetime | None = None, days: int = DAYS) -> Chart:
     day_list, counts = daily_counts(now, days)
     peak = max((n for per_day in counts.values() for n in per_day.values()), default=0) or 1
     series = []
-    for index, (key, label, _condition) in enumerate(_series_conditions()):
+    for index, row in enumerate(_series_conditions()):
         y = index * ROW_HEIGHT
         bars = []
         for i, day in enumerate(day_list):
-            count = counts[key].get(day, 0)
+            count = counts[row.key].get(day, 0)
             height = round(BAR_MAX_HEIGHT * count / peak) if count else 0
             # A non-zero day stays visible next to a large peak.
             height = max(height, 2) if count else 0
-            bars.append(
-                Bar(day=day, count=count, x=LABEL_WIDTH + i * (BAR_WIDTH + BAR_GAP), y=y + BAR_MAX_HEIGHT - height, height=height)
-            )
-        series.append(Series(key=key, label=str(label), total=sum(b.count for b in bars), y=y, bars=bars))
+            x = LABEL_WIDTH + i * (BAR_WIDTH + BAR_GAP)
+            url = queue_url(row.params, day, day)
+            bars.append(Bar(day=day, count=count, x=x, y=y + BAR_MAX_HEIGHT - height, height=height, url=url))
+        total = sum(b.count for b in bars)
+        url = queue_url(row.params, day_list[0], day_list[-1])
+        link_label = _("%(label)s: %(count)d件を一覧で見る") % {"label": row.label, "count": total}
+        series.append(
+            Series(key=row.key, label=row.label, total=total, y=y, bars=bars, url=url, link_label=str(link_label))
+        )
     plot_width = len(day_list) * (BAR_WIDTH + BAR_GAP)
     ticks = [
         (LABEL_WIDTH + i * (BAR_WIDTH + BAR_GAP), day.strftime("%m/%d"))
@@ -193,7 +245,9 @@ def documents_in_flagged_answers(
     _days, start = _window(now or timezone.now(), days)
     queued = review_queue(Answer.objects.filter(created_at__gte=start))
     cited: dict[str, set[int]] = {}
-    for answer_id, filename in Citation.objects.filter(answer__in=queued.values("pk")).values_list("answer_id", "filename"):
+    for answer_id, filename in Citation.objects.filter(answer__in=queued.values("pk")).values_list(
+        "answer_id", "filename"
+    ):
         if filename:
             cited.setdefault(filename, set()).add(answer_id)
     retrieved: dict[str, set[int]] = {}
@@ -201,7 +255,9 @@ def documents_in_flagged_answers(
         for item in snapshot or []:
             if isinstance(item, dict) and item.get("filename"):
                 retrieved.setdefault(item["filename"], set()).add(answer_id)
-    involved = Counter({name: len(cited.get(name, set()) | retrieved.get(name, set())) for name in {*cited, *retrieved}})
+    involved = Counter(
+        {name: len(cited.get(name, set()) | retrieved.get(name, set())) for name in {*cited, *retrieved}}
+    )
     top = sorted(involved.items(), key=lambda item: (-item[1], item[0]))[:limit]
     documents = Document.objects.in_bulk([name for name, _n in top], field_name="filename")
     hidden = _hidden_names([name for name, _n in top], viewer)
@@ -218,9 +274,7 @@ def documents_in_flagged_answers(
     ]
 
 
-def overview_context(
-    now: dt.datetime | None = None, *, viewer: AbstractBaseUser | AnonymousUser
-) -> dict[str, object]:
+def overview_context(now: dt.datetime | None = None, *, viewer: AbstractBaseUser | AnonymousUser) -> dict[str, object]:
     """Everything the overview template shows to ``viewer``."""
     now = now or timezone.now()
     return {

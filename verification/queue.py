@@ -48,12 +48,33 @@ def _feedback_count(rating: int) -> Coalesce:
     return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 
 
+def flag_condition(name: str) -> Q:
+    """Answers carrying the verification flag ``name`` (the queue's flag filter and the overview's flag rows)."""
+    return Q(**{f"flag_{name}": True})
+
+
+def confidence_condition(level: str) -> Q:
+    """Answers whose final confidence is ``level``."""
+    return Q(confidence=level)
+
+
+def feedback_condition(kind: str) -> Q:
+    """Answers rated 👍 (``up``), 👎 (``down``) or not at all (``none``).
+
+    An answer rated both ways by different users meets both ``up`` and ``down``.
+    """
+    if kind == "none":
+        return ~Q(Exists(Feedback.objects.filter(answer=OuterRef("pk"))))
+    rating = Feedback.Rating.UP if kind == "up" else Feedback.Rating.DOWN
+    return Q(_feedback_exists(rating))
+
+
 def needs_review_condition() -> Q:
     """The queue rule as a filter condition on ``Answer`` (see the module docstring)."""
-    condition = Q(confidence=Answer.Confidence.LOW)
+    condition = confidence_condition(Answer.Confidence.LOW)
     for name in QUEUE_FLAGS:
-        condition |= Q(**{f"flag_{name}": True})
-    return condition | Q(_feedback_exists(Feedback.Rating.DOWN))
+        condition |= flag_condition(name)
+    return condition | feedback_condition("down")
 
 
 def review_queue(qs: QuerySet[Answer] | None = None) -> QuerySet[Answer]:
@@ -169,8 +190,4 @@ def queue_set_status(*, answers: QuerySet[Answer], status: str) -> int:
 
 def queue_assign(*, answers: QuerySet[Answer], reviewer: AbstractBaseUser) -> int:
     """Assign ``answers`` to ``reviewer``; returns how many rows changed (already assigned ones are not counted)."""
-    return (
-        Answer.objects.filter(pk__in=answers.values("pk"))
-        .exclude(assigned_to=reviewer)
-        .update(assigned_to=reviewer)
-    )
+    return Answer.objects.filter(pk__in=answers.values("pk")).exclude(assigned_to=reviewer).update(assigned_to=reviewer)

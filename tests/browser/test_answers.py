@@ -1,4 +1,5 @@
-"""Answers in Chromium: a stale answer's warning and badge; an English question answered from Japanese documents."""
+"""Answers in Chromium: a stale answer's warning and badge; an answer withheld after its document was restricted;
+an English question answered from Japanese documents."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from qa.models import Answer
 from qa.presenters import STALE_MESSAGE
 from qa.services import answer_question
 from tests.browser.conftest import screenshot
+from tests.conftest import load_demo_glossary
 from tests.qa.answer_rows import ingest_demo
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -26,13 +28,8 @@ def _role_groups(transactional_db):
 
 @pytest.fixture(autouse=True)
 def _glossary(transactional_db):
-    """The synonym dictionary the migrations seed (a flush between live-server tests empties it)."""
-    import importlib
-
-    from django.apps import apps
-
-    for name in ("0002_default_synonyms", "0006_english_glossary", "0008_everyday_words", "0009_anonymity_words"):
-        importlib.import_module(f"qa.migrations.{name}").add(apps, None)
+    """The demo glossary, as `load_demo` loads it: these questions are the demo's."""
+    load_demo_glossary()
 
 
 def test_stale_answer_keeps_its_text_warns_and_is_not_high(page, login, employee, owner):
@@ -55,6 +52,39 @@ def test_stale_answer_keeps_its_text_warns_and_is_not_high(page, login, employee
     assert "10日" in shown.locator(".answer-text").inner_text()
     assert shown.locator(".badge.confidence").get_attribute("data-confidence") != "high"
     screenshot(page, "answer-stale")
+
+
+def test_an_answer_restricted_later_is_withheld_until_its_reader_may_read_it(page, login, employee, owner):
+    from django.contrib.auth.models import Group
+
+    from qa.selectors import WITHHELD_MESSAGE
+
+    (document,) = ingest_demo(owner, "attendance.md")
+    login("employee")
+    page.goto("/")
+    shown = _ask_in_chat(page, "有給休暇は何日もらえますか？")
+    assert "10日" in shown.locator(".answer-text").inner_text()
+    quote = shown.locator(".footnotes mark.cited").first.text_content()
+    assert quote
+
+    managers = Group.objects.create(name="managers")
+    same_file = document.live_version.file.open("rb").read()
+    document_ingest(owner=owner, filename="attendance.md", data=same_file, document=document, groups=[managers])
+    page.reload()
+    shown = page.locator(".answer").first
+    assert shown.locator(".answer-text").inner_text() == str(WITHHELD_MESSAGE)
+    body = page.locator("body").inner_text()
+    html = page.content()
+    for leaked in ("10日", quote, "attendance.md"):
+        assert leaked not in body and leaked not in html, leaked
+    assert shown.locator(".footnotes").count() == 0
+    screenshot(page, "answer-withheld")
+
+    employee.groups.add(managers)
+    page.reload()
+    shown = page.locator(".answer").first
+    assert "10日" in shown.locator(".answer-text").inner_text()
+    assert shown.locator(".footnotes mark.cited").first.text_content() == quote
 
 
 def test_english_question_gets_japanese_quotes_under_an_english_lead_in(page, login, employee, owner):

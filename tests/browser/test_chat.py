@@ -74,6 +74,10 @@ def test_clarification_round_trip(page, login, employee, owner, settings):
     _ask(page, "申請の期限はいつまでですか？")
     options = page.locator(".clarification button.option")
     assert options.count() >= 2
+    # Issue 25 #4: a neutral 「確認の質問」 badge, no red 信頼度: 低.
+    card = page.locator("article.exchange").first.locator(".answer")
+    assert card.locator(".badge.confidence").count() == 0
+    assert card.locator(".clarify-badge").inner_text() == "確認の質問"
     screenshot(page, "chat-clarification")
 
     page.locator(f".clarification button.option[data-document='{expense.pk}']").click()
@@ -83,6 +87,9 @@ def test_clarification_round_trip(page, login, employee, owner, settings):
     assert restricted.conversation_id == Answer.objects.get(response_type="clarification").conversation_id
     second = page.locator("article.exchange").nth(1)
     assert "expense.md" in second.inner_text()
+    # Issue 25 #5: the choice searched the question once, so no 「検索した内容: Q Q」 line.
+    assert second.locator(".search-query").count() == 0
+    assert restricted.search_query == "申請の期限はいつまでですか？"
     assert "attendance.md" not in second.locator(".footnotes").inner_text()
 
 

@@ -159,11 +159,17 @@ def test_token_page_creates_shows_once_and_revokes_a_token(page, login, employee
     assert page.request.get("/api/v1/conversations", headers={"Authorization": f"Token {key}"}).status == 200
     screenshot(page, "api-token-created")
 
-    page.goto("/api-token/")  # a plain visit later: no key on the page any more
+    # Issue 25 #1: reloading re-sends no form (POST-redirect-GET): the copied key keeps working.
+    page.reload()
     assert page.locator("#token-key").count() == 0
     assert key not in page.content()
     assert "有効なトークンがあります" in page.locator(".token-state").inner_text()
     assert Token.objects.get(user=employee).key == key
+    assert page.request.get("/api/v1/conversations", headers={"Authorization": f"Token {key}"}).status == 200
+    screenshot(page, "api-token-after-reload")
+
+    page.goto("/api-token/")  # a plain visit later: no key on the page any more
+    assert page.locator("#token-key").count() == 0
 
     page.get_by_role("button", name="トークンを無効にする").click()
     page.locator(".messages").wait_for()
@@ -180,7 +186,8 @@ TABLE_ANSWER = [
 TABLE_CITATIONS = [
     {"n": 1, "filename": "business_travel.md", "section": "出張旅費規程 > 4. 日当",
      "cited_text": "| 日帰りの国内出張 | 1,250円 | 2,000円 |", "start": 138, "end": 170, "quote_verified": True,
-     "context_before": "（日当の改定、日帰り日当の新設）食事代を別途精算することはできません。\n\n"
+     # The bare 80-character window older citations stored: it begins mid-phrase.
+     "context_before": "できません。\n\n"
                        "| 区分 | 一般社員 | 役員 |\n|---|---|---|\n| 宿泊を伴う国内出張（1日あたり） | 2,500円 | 4,000円 |\n",
      "context_after": "\n| 海外出張（1日あたり、移動日を含む） | 7,000円 | 10,000円 |"},
     {"n": 2, "filename": "business_travel.md", "section": "出張旅費規程 > 4. 日当",

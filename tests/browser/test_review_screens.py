@@ -114,3 +114,20 @@ def test_the_queue_fits_a_1280_pixel_screen(page, login, reviewer, queue, make_a
     assert page.evaluate("document.querySelector('#changelist .results').scrollWidth") <= page.evaluate(
         "document.querySelector('#changelist .results').clientWidth"
     )
+
+
+def test_reviewer_follows_an_overview_count_to_the_filtered_queue(page, login, reviewer, queue):
+    login("reviewer")
+    page.set_viewport_size({"width": 1600, "height": 1000})
+    page.goto("/admin/qa/answer/overview/")
+    total = page.locator('[data-series="thumbs_down"] a.rv-total-link')
+    assert total.text_content() == "2"
+    screenshot(page, "review_overview_links")
+
+    total.click()
+    page.wait_for_load_state("networkidle")
+    rows = page.locator("#result_list tbody tr")
+    assert rows.count() == 2
+    assert rows.get_by_text("PCの貸与期間は何年ですか？").is_visible()
+    assert rows.get_by_text("交通費の精算期限はいつまでですか？").count() == 0  # low, but nobody rated it 👎
+    assert page.locator("#changelist-filter").get_by_text("👎 低評価").first.is_visible()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 
 # Realistic policy text with the characters that break naive decoding:
 # half-width katakana, circled numbers (CP932 NEC extension), the full-width
@@ -121,3 +122,77 @@ def docx_with_broken_body() -> bytes:
                 data = b"<w:document><w:body><w:p>unterminated"
             target.writestr(item, data)
     return out.getvalue()
+
+
+# --- files that are small but cost a parser a lot (issue 20, finding 3) -----------------------
+
+_W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_DOCX_CONTENT_TYPES = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+    '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+    '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+    '<Default Extension="xml" ContentType="application/xml"/>'
+    '<Override PartName="/word/document.xml"'
+    ' ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>'
+    "</Types>"
+)
+_DOCX_RELS = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+    '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+    '<Relationship Id="rId1" Target="word/document.xml"'
+    ' Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"/>'
+    "</Relationships>"
+)
+
+
+def _tc(text: str, merge: str | None = None) -> str:
+    merge_xml = {None: "", "restart": '<w:vMerge w:val="restart"/>', "continue": "<w:vMerge/>"}[merge]
+    run = f"<w:r><w:t>{text}</w:t></w:r>" if text else ""
+    return f"<w:tc><w:tcPr>{merge_xml}</w:tcPr><w:p>{run}</w:p></w:tc>"
+
+
+def docx_with_vertical_merge(rows: int) -> bytes:
+    """A minimal .docx, written as XML: one table whose first column is one cell merged down ``rows`` rows.
+
+    The first column says 「結合セル」 once (Word keeps a merged cell's text in its
+    top cell); the second says 「行N」 in row N. Deflated, 950 rows take about 2 KB.
+    """
+    body = [f"<w:tr>{_tc('結合セル', 'restart')}{_tc('行1')}</w:tr>"]
+    body += [f"<w:tr>{_tc('', 'continue')}{_tc(f'行{n}')}</w:tr>" for n in range(2, rows + 1)]
+    document = (
+        f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="{_W}"><w:body>'
+        '<w:tbl><w:tblGrid><w:gridCol w:w="3000"/><w:gridCol w:w="3000"/></w:tblGrid>'
+        f"{''.join(body)}</w:tbl><w:p/></w:body></w:document>"
+    )
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        archive.writestr("[Content_Types].xml", _DOCX_CONTENT_TYPES)
+        archive.writestr("_rels/.rels", _DOCX_RELS)
+        archive.writestr("word/document.xml", document)
+    return buffer.getvalue()
+
+
+def pdf_with_text_operators(count: int, text: str = "a") -> bytes:
+    """A one-page PDF whose content stream shows ``text`` ``count`` times, one ``(text) Tj`` operator each.
+
+    Written object by object; the stream is deflated, so a million operators take about 11 KB.
+    """
+    content = zlib.compress(b"BT /F1 12 Tf 10 10 Td " + f"({text}) Tj ".encode("latin-1") * count + b"ET", 9)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Resources << /Font << /F1 4 0 R >> >>"
+        b" /Contents 5 0 R >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(content) + content + b"\nendstream",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)

@@ -63,11 +63,22 @@ def golden_questions() -> list[str]:
     return [q["question"] for q in read_jsonl(GOLDEN / "queries.jsonl")]
 
 
+# PostgreSQL reads no postings of tokens at FTS5's idf floor (documents.keyword_index.informative_terms):
+# a score differs by at most (k1 + 1) * 1e-6 per such token of the question, and a chunk matched only
+# through them (score below this) is not returned.
+FLOOR_SLACK = 1e-4
+
+
 def assert_same_ranking(a, b, questions: list[str], **search) -> None:
+    """``b`` (PostgreSQL) returns ``a``'s (FTS5's) chunks in its order, scores equal but for the floor tokens."""
+    compared = 0
     for question in questions:
         left, right = a.search(question, n=20, **search), b.search(question, n=20, **search)
-        assert [h.chunk_id for h in left] == [h.chunk_id for h in right], question
-        assert [h.bm25 for h in left] == pytest.approx([h.bm25 for h in right], rel=1e-9), question
+        left = [h for h in left if h.bm25 > FLOOR_SLACK]
+        assert [h.chunk_id for h in left] == [h.chunk_id for h in right[: len(left)]], question
+        assert [h.bm25 for h in left] == pytest.approx([h.bm25 for h in right[: len(left)]], abs=FLOOR_SLACK), question
+        compared += len(left)
+    assert compared >= 5 * len(questions)  # the comparison is about real rankings, not empty lists
 
 
 def assert_statistics_match_rows(index: PostgresKeywordIndex, url: str, schema: str) -> None:
@@ -99,6 +110,19 @@ def test_every_golden_question_ranks_the_same_chunks_with_the_same_scores(pg_url
         for token in ("精算", "有給", "zz"):
             assert pg.has_token(token) == lite.has_token(token)
             assert pg.has_token(token, version_ids=visible) == lite.has_token(token, version_ids=visible)
+
+
+def test_tokens_in_most_chunks_are_not_read_unless_nothing_rarer_is_asked(pg_url):
+    """Issue 21: the longest posting lists (tokens at the idf floor) are skipped while a rarer token is asked."""
+    rows = [(i, i, f"社内規程 第{i}号") for i in range(1, 9)] + [(9, 9, "経費 精算は翌月末まで")]
+    with fts5() as lite, postgres(pg_url, "kw_floor") as pg:
+        lite.add(rows)
+        pg.add(rows)
+        # 「社内」 is in eight of nine chunks: FTS5 returns all nine, eight of them by the floor alone.
+        assert len(lite.search("社内 経費", n=20)) == 9
+        assert [h.chunk_id for h in pg.search("社内 経費", n=20)] == [9]
+        # Asked alone, floor tokens still find what FTS5 finds.
+        assert sorted(h.chunk_id for h in pg.search("社内", n=20)) == sorted(h.chunk_id for h in lite.search("社内", n=20))
 
 
 def test_replacing_and_deleting_keeps_the_ranking_and_the_statistics_exact(pg_url):

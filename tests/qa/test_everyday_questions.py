@@ -9,7 +9,7 @@ from verification.grounding import ENGLISH_LEAD_IN, NOT_FOUND_MESSAGE_EN
 
 
 @pytest.fixture
-def corpus(ingest):  # the documents the questions below are about
+def corpus(ingest, demo_glossary):  # the demo documents the questions below are about, and the demo glossary
     for name in ("attendance.md", "expense.md", "it_support.md"):
         ingest(name)
 

@@ -1,11 +1,11 @@
-"""The English glossary lets an English question search in the documents' own words."""
+"""The demo glossary's English entries let an English question search in the demo documents' own words."""
 
 from __future__ import annotations
 
 from qa.expansion import dictionary_rules, expand
 
 
-def test_english_workplace_terms_expand_to_the_japanese_words_the_documents_use(db):
+def test_english_workplace_terms_expand_to_the_japanese_words_the_documents_use(demo_glossary):
     expansion = expand("How many days of paid leave do I get?", rules=dictionary_rules())
     assert "有給休暇" in expansion.added_keywords
     hotel = expand("What is the hotel limit on a business trip?", rules=dictionary_rules())

@@ -127,6 +127,31 @@ def test_follow_up_question_searches_with_the_previous_question(ingest, employee
     assert alone.search_query == "それは何日前までに申請？"
 
 
+def test_choosing_a_document_after_a_clarification_searches_the_question_once(ingest, employee, settings):
+    """Issue 25 #5: the choice re-sends the question; it is not folded in twice."""
+    settings.RAG_CLARIFY_GAP = 1.0  # every multi-document result is ambiguous: forces the question back
+    ingest("attendance.md")
+    expense = ingest("expense.md")
+    asked_back = answer_question(user=employee, text="申請の期限はいつまでですか？")
+    assert asked_back.response_type == Answer.ResponseType.CLARIFICATION
+
+    chosen = answer_question(
+        user=employee, text="申請の期限はいつまでですか？", conversation=asked_back.conversation, document=expense
+    )
+    assert chosen.search_query == "申請の期限はいつまでですか？"
+    assert chosen.response_type == Answer.ResponseType.ANSWER
+
+
+def test_a_chosen_document_keeps_the_follow_up_context_it_was_asked_in(ingest, employee, settings):
+    ingest("attendance.md")
+    expense = ingest("expense.md")
+    first = answer_question(user=employee, text="経費の精算について教えてください")
+    follow_up = answer_question(user=employee, text="期限は？", conversation=first.conversation)
+    assert follow_up.search_query == "経費の精算について教えてください 期限は？"
+    again = answer_question(user=employee, text="期限は？", conversation=first.conversation, document=expense)
+    assert again.search_query == follow_up.search_query  # not 「… 期限は？ 期限は？」
+
+
 # --- conservative retry -----------------------------------------------------------
 
 

@@ -162,6 +162,17 @@ def test_clarification_view_offers_documents(employee):
     view = answer_view(answer)
     assert view.clarification_message == "どの文書についての質問ですか？"
     assert [(o.document_id, o.filename) for o in view.clarification_options] == [(7, "expense.md")]
+    assert view.confidence == ""  # asked back, not graded: no 信頼度 badge (issue 25 #4)
+
+
+def test_a_not_found_answer_carries_no_confidence(employee):
+    not_found = make_answer(
+        employee, response_type=Answer.ResponseType.NOT_FOUND, confidence=Answer.Confidence.LOW, citations=[], blocks=[]
+    )
+    view = answer_view(not_found)
+    assert view.is_abstention
+    assert (view.confidence, view.confidence_label) == ("", "")
+    assert answer_view(make_answer(employee)).confidence == "high"
 
 
 def test_payload_has_the_reference_shape_plus_citations_and_flags(employee):

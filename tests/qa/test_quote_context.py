@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from qa.quote_context import ELLIPSIS, plain_text, quote_in_context
+from qa.quote_context import (
+    ELLIPSIS,
+    STORED_CHARS,
+    STORED_MAX_CHARS,
+    context_is_whole,
+    plain_text,
+    quote_in_context,
+    stored_context,
+)
 
 
 def test_a_list_item_under_a_heading_shows_no_markdown():
@@ -52,7 +60,9 @@ def test_a_window_without_any_sentence_boundary_is_marked_as_cut():
 
 
 def test_emphasis_links_and_quote_markers_become_their_words():
-    assert plain_text("> **必ず**[申請フォーム](https://example.com)から`提出`する。") == "必ず申請フォームから提出する。"
+    assert (
+        plain_text("> **必ず**[申請フォーム](https://example.com)から`提出`する。") == "必ず申請フォームから提出する。"
+    )
 
 
 def test_long_context_keeps_at_most_the_limit_around_the_quote():
@@ -60,3 +70,23 @@ def test_long_context_keeps_at_most_the_limit_around_the_quote():
     shown = quote_in_context(before, "引用。", "", before_is_whole=True, after_is_whole=True, limit=160)
     assert len(shown.before) <= 160
     assert shown.before == ""  # the one sentence in the window is longer than the limit: nothing half-shown
+
+
+def test_stored_context_widens_to_the_start_of_the_sentence_it_begins_in():
+    lead_in = "- 紛失に気づいたら、" + "あ" * 75 + "してください。"
+    text = "## 5. 紛失\n" + lead_in + "端末をロックします。\n- 次の項目です。"
+    start = text.index("端末")
+    before, after = stored_context(text, start, start + len("端末をロックします。"))
+    assert before == lead_in  # the base window began inside 「紛失に気づいたら」: widened to the line start
+    assert after == "\n- 次の項目です。"
+    assert context_is_whole(before, reaches_chunk_edge=False)
+    shown = quote_in_context(before, "端末をロックします。", after, before_is_whole=True, after_is_whole=True)
+    assert shown.before.startswith("紛失に気づいたら、")
+
+
+def test_stored_context_without_a_boundary_in_reach_keeps_the_base_window():
+    text = "い" * (STORED_MAX_CHARS + 50) + "引用です。"
+    start = text.index("引用")
+    before, _after = stored_context(text, start, len(text))
+    assert len(before) == STORED_CHARS
+    assert not context_is_whole(before, reaches_chunk_edge=False)

@@ -252,7 +252,7 @@ def test_an_off_topic_question_is_not_found_without_asking_back(limits, employee
 # --- query expansion ------------------------------------------------------------
 
 
-def test_dictionary_expansion_is_reported(ingest, employee):
+def test_dictionary_expansion_is_reported(ingest, employee, demo_glossary):
     ingest("attendance.md")
     result = search(user=employee, query="有給は何日もらえる？")
     assert "有給休暇" in result.added_keywords
@@ -272,7 +272,7 @@ def test_a_dictionary_entry_edited_by_a_reviewer_takes_effect(ingest, employee):
     assert "勤怠くん" in result.hits[0].text
 
 
-def test_llm_expansion_failure_falls_back_to_the_dictionary(ingest, employee, anthropic_server):
+def test_llm_expansion_failure_falls_back_to_the_dictionary(ingest, employee, demo_glossary, anthropic_server):
     ingest("attendance.md")
     anthropic_server.script(error_reply(500))
     result = search(user=employee, query="有給は何日もらえる？", llm_expansion=llm_keywords)
@@ -282,7 +282,7 @@ def test_llm_expansion_failure_falls_back_to_the_dictionary(ingest, employee, an
     assert result.hits and result.hits[0].section.endswith("有給休暇")
 
 
-def test_llm_keywords_are_added_to_the_expansion(ingest, employee, anthropic_server):
+def test_llm_keywords_are_added_to_the_expansion(ingest, employee, demo_glossary, anthropic_server):
     ingest("attendance.md")
     anthropic_server.script(Reply(body=anthropic_message(text_block('```json\n["付与日数", "勤怠くん", "有給休暇"]\n```'))))
     result = search(user=employee, query="有給は何日もらえる？", llm_expansion=llm_keywords)
@@ -296,7 +296,7 @@ def test_llm_keywords_are_added_to_the_expansion(ingest, employee, anthropic_ser
     assert request.body["messages"] == [{"role": "user", "content": "有給は何日もらえる？"}]
 
 
-def test_answer_question_uses_llm_expansion_only_when_enabled(ingest, employee, anthropic_server, settings):
+def test_answer_question_uses_llm_expansion_only_when_enabled(ingest, employee, demo_glossary, anthropic_server, settings):
     ingest("attendance.md")
     sentence = "有給休暇は入社6ヶ月後に10日付与されます"
     cited = Reply(body=anthropic_message(text_block(sentence + "。", char_location(sentence, 0, 0, 0))))

@@ -15,7 +15,7 @@ from documents.services import document_delete
 from qa.models import Answer
 from qa.presenters import STALE_MESSAGE
 from qa.services import answer_question
-from tests.conftest import PASSWORD, as_user
+from tests.conftest import as_user
 
 QUESTION = "有給休暇は何日もらえますか？"
 
@@ -31,7 +31,7 @@ def answered(ingest, employee):
 
 def _page(employee, answer: Answer) -> str:
     client = Client()
-    assert client.login(username=employee.username, password=PASSWORD)
+    client.force_login(employee)
     return client.get(reverse("qa:conversation", args=[answer.conversation_id])).content.decode()
 
 

@@ -31,7 +31,7 @@ def test_csv_export_has_the_same_rows_as_the_filtered_list(make_answer, rate, ou
         make_answer(f"経費の質問{i}", confidence="low", flag_fabricated_source=True)
     make_answer("経費の質問（根拠不足）", confidence="medium", flag_low_grounding=True)
     make_answer("勤怠の質問", confidence="low", flag_fabricated_source=True)
-    disliked = make_answer("=HYPERLINK(\"http://evil\")", confidence="high")
+    disliked = make_answer('=HYPERLINK("http://evil")', confidence="high")
     rate(disliked, outsider, Feedback.Rating.DOWN)
     make_answer("問題のない質問")
     query = {"flag": "fabricated_source", "q": "経費", "o": "1"}  # filter + search + ordering by question
@@ -102,3 +102,41 @@ def test_overview_draws_daily_flag_counts_and_reports_rates(make_answer, rate, o
     assert re.search(r'id="rv-not-found-rate">14%<', html)
     documents = re.search(r'<table class="rv-table" id="rv-documents">(.*?)</table>', html, re.S).group(1)
     assert "attendance.md" in documents and "<td>2</td><td>2</td><td>2</td>" in documents
+
+
+def _links(html: str) -> list[tuple[str, str, int, str]]:
+    """(series key, "total" or "day", count, href) of every count the overview chart links."""
+    svg = re.search(r'<svg class="rv-chart".*?</svg>', html, re.S).group(0)
+    found = []
+    for key, total, body in re.findall(r'data-series="([^"]+)" data-total="(\d+)">(.*?)</g>', svg, re.S):
+        total_href = re.search(r'<a href="([^"]+)" class="rv-total-link"', body).group(1)
+        found.append((key, "total", int(total), total_href))
+        for href, count in re.findall(r'<a href="([^"]+)" class="rv-bar-link"><rect [^>]*data-count="(\d+)"', body):
+            found.append((key, "day", int(count), href))
+    return [(key, kind, count, href.replace("&amp;", "&")) for key, kind, count, href in found]
+
+
+def test_every_overview_count_links_to_exactly_those_answers_in_the_queue(make_answer, rate, outsider, reviewer_client):
+    now = timezone.now()
+    # Off topic but otherwise fine: not in the queue, so not counted (the overview used to show 1 here).
+    make_answer("ずれているが問題なし", confidence="high", flag_answer_mismatch=True)
+    make_answer("ずれていて信頼度も低い", confidence="low", flag_answer_mismatch=True)
+    _at(make_answer("5日前の捏造", confidence="low", flag_fabricated_source=True), now - dt.timedelta(days=5))
+    _at(make_answer("40日前の捏造", confidence="low", flag_fabricated_source=True), now - dt.timedelta(days=40))
+    rate(make_answer("👎 だけ"), outsider, Feedback.Rating.DOWN)
+    make_answer("問題なし")
+
+    html = reviewer_client.get(f"{QUEUE}overview/").content.decode()
+    links = _links(html)
+    totals = {key: count for key, kind, count, _href in links if kind == "total"}
+    assert totals["answer_mismatch"] == 1
+    assert totals["fabricated_source"] == 1  # 40 days ago is outside the window
+    assert totals["queue"] == 3
+    assert totals["low_confidence"] == 2
+    assert [kind for _k, kind, _c, _h in links].count("day") >= 5  # daily bars are links too
+
+    for key, _kind, count, href in links:
+        response = reviewer_client.get(href)
+        assert response.status_code == 200, (key, href)
+        assert "e=1" not in response.get("Location", ""), (key, href)  # the queue accepted the filter
+        assert response.context["cl"].result_count == count, (key, href)

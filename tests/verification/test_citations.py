@@ -278,3 +278,41 @@ def test_property_japanese_around_a_fabricated_file_name(before: str, after: str
 @given(text=JAPANESE)
 def test_property_japanese_alone_is_no_citation(text: str) -> None:
     assert _verdict(text) == _verdict("")
+
+
+# --- sources named by their path in the portal (folders of an imported tree) ----------------------
+
+
+def test_a_source_in_a_folder_is_cited_by_its_path_or_by_its_file_name_when_no_other_source_has_it() -> None:
+    sources = ["people-group/leave/_index.md", "attendance.md"]
+    for answer in ("people-group/leave/_index.mdによると10日です。", "_index.mdによると10日です。"):
+        result = verify_citation_presence(answer, sources)
+        assert result is not None
+        assert result["citation_quality"] == "strong"
+        assert result["mentioned_sources"] == ["people-group/leave/_index.md"]
+        assert result["unexpected_sources"] == []
+
+
+def test_a_file_name_two_sources_share_is_cited_by_path_and_each_path_names_its_own_source() -> None:
+    sources = ["people-group/leave/_index.md", "total-rewards/benefits/_index.md"]
+    result = verify_citation_presence("total-rewards/benefits/_index.mdによると10日です。", sources)
+    assert result is not None
+    assert result["citation_quality"] == "strong"
+    assert result["mentioned_sources"] == ["total-rewards/benefits/_index.md"]
+    assert result["unexpected_sources"] == [] and result["warning"] is None
+
+
+def test_a_shared_file_name_alone_is_a_weak_citation_of_every_source_that_has_it_not_a_fabricated_one() -> None:
+    sources = ["people-group/leave/_index.md", "total-rewards/benefits/_index.md"]
+    result = verify_citation_presence("_index.mdによると10日です。", sources)
+    assert result is not None
+    assert result["citation_quality"] == "weak"
+    assert result["mentioned_sources"] == sorted(sources)
+    assert result["unexpected_sources"] == []
+
+
+def test_a_file_name_no_source_has_is_still_fabricated_beside_paths() -> None:
+    sources = ["people-group/leave/_index.md", "total-rewards/benefits/_index.md"]
+    result = verify_citation_presence("people-group/leave/_index.mdとbonus.mdによると", sources)
+    assert result is not None
+    assert result["unexpected_sources"] == ["bonus.md"]

@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from documents.embeddings import embed_passages, get_model
-from documents.importing import ImportReport, import_paths, supported_files
+from documents.importing import ImportReport, import_paths, name_in_import, supported_files
 from documents.indexing import EMBED_BATCH, embedding_text_for
 from documents.models import Chunk, Document
 from documents.services import document_delete
@@ -30,7 +30,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--dir", default=str(DEMO_DIR), help="a directory of documents (default: the demo corpus)")
+        parser.add_argument(
+            "--dir", default=str(DEMO_DIR), help="a folder tree of documents, named by path (default: the demo corpus)"
+        )
         parser.add_argument("--jsonl", help='a corpus in JSONL {"doc_id", "title", "text"}: one Markdown document each')
         parser.add_argument("--rounds", type=int, default=1, help="pipeline + encoder runs, interleaved (default 1)")
         parser.add_argument("--keep", action="store_true", help="keep the benchmark documents afterwards")
@@ -55,7 +57,7 @@ class Command(BaseCommand):
                     document_delete(document=document)
             if rounds > 1:
                 self.stderr.write(f"round {number + 1}/{rounds}: ratio {runs[-1]['ratio']}")
-        result = runs[0] if rounds == 1 else {**runs[-1], "rounds": runs, "median_ratio": _median_ratio(runs)}
+        result = runs[0] if rounds == 1 else {**runs[-1], "rounds": runs, **_medians(runs)}
         self.stdout.write(json.dumps(result, ensure_ascii=False, indent=2))
 
     def _inputs(self, options: dict) -> list[tuple[str, bytes]]:
@@ -72,7 +74,11 @@ class Command(BaseCommand):
         directory = Path(str(options["dir"]))
         if not directory.is_dir():
             raise CommandError(f"{directory} is not a directory")
-        return [(p.name, p.read_bytes()) for p in supported_files(directory) if p.name != "ATTRIBUTION.md"]
+        return [
+            (name_in_import(p, directory), p.read_bytes())
+            for p in supported_files(directory)
+            if p.name != "ATTRIBUTION.md"
+        ]
 
 
 def _round(files: list[tuple[str, bytes]], owner) -> dict:  # noqa: ANN001
@@ -81,10 +87,12 @@ def _round(files: list[tuple[str, bytes]], owner) -> dict:  # noqa: ANN001
         paths = []
         for name, data in files:
             path = Path(tmp) / name
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
             paths.append(path)
         started, cpu = time.perf_counter(), time.process_time()
-        report = import_paths(paths, owner=owner)  # the import_documents path: embeddings batched across files
+        # The import_documents path: embeddings batched across files, documents named by their path in the tree.
+        report = import_paths(paths, owner=owner, root=Path(tmp))
         pipeline_s, pipeline_cpu = time.perf_counter() - started, time.process_time() - cpu
     documents = list(Document.objects.filter(filename__in=[name for name, _ in files]))
     failed = [d.filename for d in documents if d.status != Document.Status.READY]
@@ -124,5 +132,10 @@ def _stages(report: ImportReport, pipeline_s: float) -> dict[str, float]:
     return {**stages, "other": max(0.0, pipeline_s - sum(stages.values()))}
 
 
-def _median_ratio(runs: list[dict]) -> float:
-    return round(statistics.median(run["ratio"] for run in runs), 3)
+def _medians(runs: list[dict]) -> dict[str, float | None]:
+    """The median ratio and CPU-time ratio over rounds."""
+    cpu = [run["cpu_ratio"] for run in runs if run["cpu_ratio"] is not None]
+    return {
+        "median_ratio": round(statistics.median(run["ratio"] for run in runs), 3),
+        "median_cpu_ratio": round(statistics.median(cpu), 3) if cpu else None,
+    }

@@ -6,15 +6,20 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
-from documents.models import Document
-from documents.importing import ImportReport, import_file, supported_files
+from documents.importing import ImportReport, import_file, index_new_versions, supported_files
+from documents.models import DocumentVersion
+from documents.progress import ImportProgress
 from documents.roles import OWNERS_GROUP, REVIEWERS_GROUP
-from documents.services import versions_index
+from documents.selectors import document_named
 
 DEMO_DIR = Path(settings.BASE_DIR) / "documents" / "demo_corpus"
 NOT_DOCUMENTS = {"ATTRIBUTION.md"}
+# The demo's wording pairs (everyday and English words → the demo documents' words): demo data,
+# never shipped to an install that does not load the demo.
+DEMO_GLOSSARY = DEMO_DIR / "glossary.json"
 
 # Demo logins for a laptop; never used outside `make run`.
 DEMO_USERS = [
@@ -28,7 +33,8 @@ DEMO_USERS = [
 
 class Command(BaseCommand):
     help = (
-        "Create the demo users and import the demo corpus (idempotent: safe to run on every `make run`). "
+        "Create the demo users, import the demo corpus and load its glossary into the synonym dictionary "
+        "(idempotent: safe to run on every `make run`). "
         "Indexes here and now, not through the workers, so the demo answers as soon as the server starts."
     )
 
@@ -37,6 +43,11 @@ class Command(BaseCommand):
             "--url",
             default="http://127.0.0.1:8000/",
             help="Where the portal is served, shown with the demo logins (`make run` passes its HOST and PORT).",
+        )
+        parser.add_argument(
+            "--no-glossary",
+            action="store_true",
+            help="do not load the demo glossary into the synonym dictionary (to see the demo answered without it)",
         )
 
     def handle(self, *args: object, **options: object) -> None:
@@ -53,27 +64,17 @@ class Command(BaseCommand):
 
         restricted = json.loads((DEMO_DIR / "groups.json").read_text("utf-8")) if (DEMO_DIR / "groups.json").exists() else {}
         report = ImportReport()
-        # Older versions first, so the current file ends up as the live version.
-        history = DEMO_DIR / "history"
-        new_versions = []
-        for path in supported_files(DEMO_DIR):
-            if path.name in NOT_DOCUMENTS:
-                continue
-            groups = [Group.objects.get_or_create(name=n)[0] for n in restricted.get(path.name, [])]
-            older = sorted((history / path.name).glob("v*")) if (history / path.name).is_dir() else []
-            if not Document.objects.filter(filename=path.name).exists():
-                for old in older:
-                    new_versions.append(
-                        import_file(old, owner=owner, groups=groups, report=ImportReport(), filename=path.name, index=False)
-                    )
-            new_versions.append(import_file(path, owner=owner, groups=groups, report=report, index=False))
-        new_versions = [v for v in new_versions if v is not None]
+        new_versions: list[DocumentVersion] = []
+        with ImportProgress(self._say, interval=settings.RAG_PROGRESS_INTERVAL_S) as progress:
+            paths = [p for p in supported_files(DEMO_DIR, recursive=False) if p.name not in NOT_DOCUMENTS]
+            for done, path in enumerate(paths, start=1):
+                groups = [Group.objects.get_or_create(name=n)[0] for n in restricted.get(path.name, [])]
+                new_versions += _import_with_history(path, owner=owner, groups=groups, report=report)
+                progress.reading(done, len(paths))
+            # Older versions first, so the current file ends up as the live version.
+            index_new_versions(new_versions, report=report, progress=progress)
         if new_versions:
-            versions_index(versions=new_versions)  # older versions go live first, the current file last
-            for version in new_versions:
-                version.document.refresh_from_db()
-            failed = {v.document.filename: v.document.status_message for v in new_versions if v.document.status == Document.Status.FAILED}
-            report.failed.extend(failed.items())
+            self._say(progress.finished())
 
         self.stdout.write(
             f"demo corpus: {len(report.created)} created, {len(report.updated)} updated, "
@@ -81,6 +82,32 @@ class Command(BaseCommand):
         )
         for name, reason in report.failed:
             self.stderr.write(f"  failed {name}: {reason}")
+        if not options["no_glossary"]:
+            # documents/ imports nothing from qa: the dictionary is qa's, reached through its command.
+            call_command("load_glossary", str(DEMO_GLOSSARY), stdout=self.stdout, stderr=self.stderr)
         self.stdout.write(f"\nDemo logins ({options['url']}):")
         for username, password, _groups, _s, _su, role in DEMO_USERS:
             self.stdout.write(f"  {username:9} / {password:20} {role}")
+
+    def _say(self, line: str) -> None:
+        """One progress line, flushed at once (`make run` shows it while the demo is indexed)."""
+        self.stdout.write(f"demo corpus: {line}")
+        self.stdout.flush()
+
+
+def _import_with_history(path: Path, *, owner, groups: list[Group], report: ImportReport) -> list[DocumentVersion]:  # noqa: ANN001
+    """Store one demo document (its older versions from history/ first, when it is new); its new versions in order.
+
+    The report counts the document once: created when it did not exist before,
+    else updated or unchanged by its current file.
+    """
+    history = DEMO_DIR / "history" / path.name
+    fresh = document_named(path.name) is None
+    older = sorted(history.glob("v*")) if fresh and history.is_dir() else []
+    mine = ImportReport()
+    versions = [import_file(p, owner=owner, groups=groups, report=mine, name=path.name, index=False) for p in [*older, path]]
+    report.failed.extend(mine.failed)
+    if not mine.failed:
+        stored = bool(mine.created or mine.updated)
+        (report.created if fresh and stored else report.updated if stored else report.unchanged).append(path.name)
+    return [v for v in versions if v is not None]

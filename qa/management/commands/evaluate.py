@@ -28,6 +28,10 @@ class Command(BaseCommand):
         parser.add_argument("--compare", action="store_true", help="run dense, keyword and hybrid in one run")
         parser.add_argument("--answers", action="store_true", help="also run the extractive provider")
         parser.add_argument("--no-expansion", action="store_true", help="skip the synonym dictionary")
+        parser.add_argument(
+            "--glossary",
+            help="also expand with this glossary file's pairs (the demo golden set: documents/demo_corpus/glossary.json)",
+        )
         parser.add_argument("--json", dest="json_out", help="write the metrics to this file")
         parser.add_argument("--quiet", action="store_true", help="no progress output")
 
@@ -50,7 +54,11 @@ class Command(BaseCommand):
             raise CommandError(f"queries without question/gold_doc_id: {missing[:5]}")
         if options["limit"]:
             queries = random.Random(options["seed"]).sample(queries, min(int(options["limit"]), len(queries)))
-        rules = [] if options["no_expansion"] else _rules()
+        glossary = Path(str(options["glossary"])) if options["glossary"] else None
+        try:
+            rules = [] if options["no_expansion"] else _rules(glossary)
+        except (OSError, ValueError) as exc:
+            raise CommandError(f"glossary: {exc}") from exc
         modes = ["dense", "keyword", "hybrid"] if options["compare"] else [options["mode"]]
         report = evaluate(
             corpus_records=corpus,
@@ -67,6 +75,7 @@ class Command(BaseCommand):
             progress=not options["quiet"],
         )
         report["corpus_path"], report["queries_path"] = str(corpus_path), str(queries_path)
+        report["glossary_path"], report["expansion_rules"] = str(glossary) if glossary else None, len(rules)
         report["limit"], report["seed"] = options["limit"], options["seed"]
         report["skipped_expect_no_answer"] = skipped
         if skipped:
@@ -83,13 +92,23 @@ class Command(BaseCommand):
             Path(str(options["json_out"])).write_text(json.dumps(report, ensure_ascii=False, indent=2), "utf-8")
 
 
-def _rules() -> list[tuple[str, list[str]]]:
-    """The synonym dictionary (read only); none if the database is not migrated."""
+def _rules(glossary: Path | None) -> list[tuple[str, list[str]]]:
+    """The synonym dictionary (read only; none if the database is not migrated), and ``glossary``'s pairs over it.
+
+    Sorted by term as the dictionary is, so the demo glossary gives the same
+    rules whether it comes from this file or from a database `load_demo` filled.
+    """
     from django.db import DatabaseError
 
     from qa.expansion import dictionary_rules
+    from qa.glossary import glossary_read
+    from qa.models import SynonymEntry
 
     try:
-        return dictionary_rules()
+        rules = dict(dictionary_rules())
     except DatabaseError:
-        return []
+        rules = {}
+    if glossary is not None:
+        for term, expansions in glossary_read(glossary).items():
+            rules[term] = SynonymEntry(term=term, expansions=expansions).expansion_list()
+    return sorted(rules.items())

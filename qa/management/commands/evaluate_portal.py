@@ -16,6 +16,7 @@ from django.db import connection
 from django.test.utils import override_settings
 
 from qa.evaluation import progress_printer
+from qa.models import SynonymEntry
 from qa.portal_eval import GOLDEN_QUERIES, SPLITS, ask_golden, failures_text, load_golden, summarise, summary_text
 
 # The settings a run depends on most, kept in the JSON so runs can be compared.
@@ -48,6 +49,11 @@ class Command(BaseCommand):
         parser.add_argument("--json", dest="json_out", help="write the summary and every result to this file")
         parser.add_argument("--failures", action="store_true", help="also print one line per wrong response")
         parser.add_argument("--in-place", action="store_true", help="use the configured database and index as they are")
+        parser.add_argument(
+            "--no-glossary",
+            action="store_true",
+            help="build the throw-away portal without the demo glossary (the synonym dictionary stays empty)",
+        )
         parser.add_argument("--quiet", action="store_true", help="no progress output")
 
     def handle(self, *args: object, **options: object) -> None:
@@ -58,9 +64,14 @@ class Command(BaseCommand):
         queries = load_golden(path, split=split, kind=kind)
         if not queries:
             raise CommandError("no golden query matches --split/--kind")
-        quiet = bool(options["quiet"])
-        portal = nullcontext() if options["in_place"] else _throwaway_portal(self.stderr, quiet=quiet)
+        quiet, glossary = bool(options["quiet"]), not options["no_glossary"]
+        if options["in_place"] and not glossary:
+            raise CommandError("--no-glossary builds the throw-away portal: it cannot be combined with --in-place")
+        portal = (
+            nullcontext() if options["in_place"] else _throwaway_portal(self.stderr, quiet=quiet, glossary=glossary)
+        )
         with portal:
+            synonyms = SynonymEntry.objects.count()  # the demo glossary's entries; none with --no-glossary
             try:
                 results = ask_golden(queries, progress=None if quiet else progress_printer("questions"))
             except ValueError as exc:
@@ -68,7 +79,8 @@ class Command(BaseCommand):
         summary = summarise(results)
         self.stdout.write(
             f"portal evaluation: {len(queries)} golden questions as 'employee', provider {settings.RAG_PROVIDER}, "
-            f"confidence thresholds {settings.RAG_CONFIDENCE_HIGH}/{settings.RAG_CONFIDENCE_MEDIUM}\n"
+            f"confidence thresholds {settings.RAG_CONFIDENCE_HIGH}/{settings.RAG_CONFIDENCE_MEDIUM}, "
+            f"{synonyms} synonym dictionary entries\n"
         )
         self.stdout.write(summary_text(summary))
         if options["failures"]:
@@ -78,6 +90,7 @@ class Command(BaseCommand):
                 "queries_path": str(path),
                 "filters": {"split": split, "kind": kind},
                 "settings": {name: getattr(settings, name) for name in REPORTED_SETTINGS},
+                "synonym_entries": synonyms,
                 "summary": summary,
                 "results": [r.as_json() for r in results],
             }
@@ -85,8 +98,8 @@ class Command(BaseCommand):
 
 
 @contextmanager
-def _throwaway_portal(stderr: TextIO, *, quiet: bool) -> Iterator[None]:
-    """A fresh portal holding only the demo corpus and users, removed on exit.
+def _throwaway_portal(stderr: TextIO, *, quiet: bool, glossary: bool) -> Iterator[None]:
+    """A fresh portal holding only the demo corpus, users and (if ``glossary``) the demo glossary, removed on exit.
 
     The database comes from Django's test-database machinery (for SQLite an
     in-memory database, for PostgreSQL ``test_<name>``), the dense index and
@@ -104,7 +117,7 @@ def _throwaway_portal(stderr: TextIO, *, quiet: bool) -> Iterator[None]:
             started = time.perf_counter()
             if not quiet:
                 stderr.write("indexing the demo corpus into a throw-away portal...")
-            call_command("load_demo", stdout=StringIO(), stderr=stderr)
+            call_command("load_demo", no_glossary=not glossary, stdout=StringIO(), stderr=stderr)
             if not quiet:
                 stderr.write(f"indexed in {time.perf_counter() - started:.0f} s")
             yield
