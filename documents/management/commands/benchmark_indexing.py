@@ -56,7 +56,7 @@ class Command(BaseCommand):
                 for document in Document.objects.filter(filename__in=names):
                     document_delete(document=document)
             if rounds > 1:
-                self.stderr.write(f"round {number + 1}/{rounds}: ratio {runs[-1]['ratio']}")
+                self.stderr.write(f"round {number + 1}/{rounds}: {json.dumps(runs[-1], ensure_ascii=False)}")
         result = runs[0] if rounds == 1 else {**runs[-1], "rounds": runs, **_medians(runs)}
         self.stdout.write(json.dumps(result, ensure_ascii=False, indent=2))
 
