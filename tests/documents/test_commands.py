@@ -134,7 +134,9 @@ def test_reindex_argument_errors(travel):
 
 def test_failed_reindex_exits_non_zero_and_keeps_live_version(owner, travel, monkeypatch):
     live = travel.live_version_id
-    monkeypatch.setattr(DenseIndex, "add", lambda *a, **k: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left")))
+    monkeypatch.setattr(
+        DenseIndex, "add", lambda *a, **k: (_ for _ in ()).throw(OSError(errno.ENOSPC, "No space left"))
+    )
 
     with pytest.raises(CommandError, match="1 document"):
         run("reindex", "--all")
@@ -156,14 +158,23 @@ def test_benchmark_indexing_measures_pipeline_against_the_encoder_and_cleans_up(
 
     (tmp_path / "a.md").write_text("# 休暇\n有給休暇は入社6ヶ月後に10日付与されます。\n", encoding="utf-8")
     (tmp_path / "b.txt").write_text("社員食堂は11:30から14:00まで営業します。", encoding="utf-8")
+    (tmp_path / "leave").mkdir()  # a handbook folder: its subfolders are measured too, a same-named file included
+    (tmp_path / "leave" / "a.md").write_text("# 特別休暇\n慶弔休暇は最大5日です。\n", encoding="utf-8")
     out = StringIO()
     call_command("benchmark_indexing", dir=str(tmp_path), stdout=out)
     result = _json.loads(out.getvalue())
-    assert result["documents"] == 2 and result["failed"] == []
-    assert result["chunks"] >= 2
+    assert result["documents"] == 3 and result["failed"] == []
+    assert result["chunks"] >= 3
     assert result["pipeline_chunks_per_s"] > 0 and result["encoder_chunks_per_s"] > 0
     assert 0 < result["ratio"]
-    assert not Document.objects.filter(filename__in=["a.md", "b.txt"]).exists()
+    # Where the time went, per chunk: every stage of the pipeline, adding up to its whole time.
+    stages = result["stages_ms_per_chunk"]
+    assert {"parse_chunk_store", "embed", "derive_chunk_vectors", "chroma", "keyword_index"} <= set(stages)
+    assert stages["embed"] > 0 and all(ms >= 0 for ms in stages.values())
+    total_ms = 1000 * result["pipeline_seconds"] / result["chunks"]
+    assert abs(sum(stages.values()) - total_ms) <= 0.02 * total_ms + 0.5
+    assert result["texts_embedded"] >= 3  # at least one sentence of each file went through the encoder
+    assert not Document.objects.exists()
 
 
 def test_import_indexes_files_in_one_batch_and_isolates_a_failing_one(db, tmp_path, owner, monkeypatch):

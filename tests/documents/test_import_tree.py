@@ -11,7 +11,7 @@ from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
-from documents import indexing
+from documents import embeddings, indexing
 from documents.models import Document
 from documents.progress import ImportProgress
 from documents.services import document_ingest
@@ -86,15 +86,15 @@ def test_import_prints_progress_while_it_indexes(owner, tree, settings, monkeypa
     """Every chunk its own batch, each a little slower than the print interval: progress lines must appear."""
     settings.RAG_PROGRESS_INTERVAL_S = 0.05
     monkeypatch.setattr(indexing, "STORE_BATCH", 1)
-    real_embed = indexing.embed_passages
+    real_embed = embeddings.embed_passages
 
-    def slower_embed(texts: list[str]):
+    def slower_embed(texts: list[str], **kwargs):
         import time
 
         time.sleep(0.15)
-        return real_embed(texts)
+        return real_embed(texts, **kwargs)
 
-    monkeypatch.setattr(indexing, "embed_passages", slower_embed)
+    monkeypatch.setattr(embeddings, "embed_passages", slower_embed)
     output = run("import_documents", str(tree), "--owner", "owner")
 
     chunks = sum(d.chunks.count() for d in Document.objects.all())

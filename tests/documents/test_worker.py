@@ -177,7 +177,9 @@ def test_a_lock_longer_than_the_timeout_in_the_middle_of_indexing_is_retried_not
             0.05,
         )
         locker.execute("BEGIN IMMEDIATE")
-        time.sleep(4)  # the worker's next write waits 1 s and gives up
+        # Held until the worker's next write has waited its 1 s and given up: on a busy machine
+        # one batch of embeddings can take longer than any fixed hold.
+        worker.wait_while(lambda: "locked" not in worker.text, "the worker never met the lock", 240, 0.1)
         locker.execute("ROLLBACK")
         worker.wait_while(
             lambda: portal.row("SELECT status FROM documents_document") == ("indexing",),
