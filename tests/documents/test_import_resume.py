@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from tests.portal import Portal
+from tests.portal import PYTHON_SETUP, Portal
 
 FILES = 3
 ARTICLES = 6
@@ -43,10 +43,14 @@ def write_tree(root: Path) -> None:
 def portal(tmp_path: Path) -> Portal:
     portal = Portal(tmp_path / "data")
     portal.env["RAG_IMPORT_GROUP_CHUNKS"] = "5"  # a group per file: a kill falls between two of them
-    portal.manage("migrate", "--noinput", "-v0")
-    portal.python("owner.is_superuser = True\nowner.save()\n")
+    portal.manage("migrate", "--noinput", "-v0", timeout=TIMEOUT)
+    shell(portal, "owner.is_superuser = True\nowner.save()\n")
     write_tree(tmp_path / "tree")
     return portal
+
+
+def shell(portal: Portal, code: str) -> str:
+    return portal.manage("shell", "-c", PYTHON_SETUP + code, timeout=TIMEOUT)
 
 
 def statuses(portal: Portal) -> dict[str, str]:
@@ -89,9 +93,9 @@ def assert_imported_once(portal: Portal, out: str) -> None:
     assert set(statuses(portal).values()) == {"ready"}
     assert portal.row("SELECT count(*), max(number) FROM documents_documentversion") == (FILES, 1)
     (chunks,) = portal.row("SELECT count(*) FROM documents_chunk")
-    check = portal.manage("check_index")
+    check = portal.manage("check_index", timeout=TIMEOUT)
     assert f"live chunks {chunks}, dense entries {chunks}, keyword entries {chunks}: consistent" in check
-    hits = portal.python(f"print(search(user=owner, query={QUESTION!r}).hits[0].text)")
+    hits = shell(portal, f"print(search(user=owner, query={QUESTION!r}).hits[0].text)")
     assert "205日前" in hits
     assert re.search(r"^0 created, 0 updated, \d+ unchanged, (\d+ resumed, )?0 failed$", out, re.M), out
 
@@ -100,7 +104,7 @@ def test_an_import_killed_while_indexing_resumes_where_it_stopped(portal: Portal
     process = start(portal, "import_documents", str(tmp_path / "tree"), "--owner", "owner")
     kill_when(lambda: half_done(portal), [process])
     ready_before = {name for name, status in statuses(portal).items() if status == "ready"}
-    assert "consistent" in portal.manage("check_index")  # a half-indexed file is in flight, not drift
+    assert "consistent" in portal.manage("check_index", timeout=TIMEOUT)  # a half-indexed file is in flight, not drift
 
     out = portal.manage("import_documents", str(tmp_path / "tree"), "--owner", "owner", timeout=TIMEOUT)
 
