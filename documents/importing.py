@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import ValidationError
 from django.db.models import Count
@@ -24,6 +25,7 @@ from documents.indexing import IndexStats
 from documents.models import Chunk, Document, DocumentVersion
 from documents.parsing import SUPPORTED_EXTENSIONS
 from documents.progress import ImportProgress
+from documents.recovery import indexing_requeue
 from documents.selectors import document_named
 from documents.services import version_ingest, versions_index
 
@@ -33,6 +35,7 @@ class ImportReport:
     created: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    resumed: list[str] = field(default_factory=list)  # stored by an interrupted run, not indexed yet: indexed now
     failed: list[tuple[str, str]] = field(default_factory=list)
     # Imported and live, but with a warning for the owner (document name, words).
     warnings: list[tuple[str, str]] = field(default_factory=list)
@@ -40,13 +43,15 @@ class ImportReport:
     index_stats: IndexStats = field(default_factory=IndexStats)  # embedding them and making them live
 
 
-def supported_files(directory: Path, *, recursive: bool = True) -> list[Path]:
+def supported_files(directory: Path, *, recursive: bool = True, include: Sequence[str] = ()) -> list[Path]:
     """The importable files under ``directory`` (its subfolders too, unless not ``recursive``), sorted by path.
 
-    Names starting with a dot, files and folders alike, are skipped.
+    Names starting with a dot, files and folders alike, are skipped. ``include``
+    (folder paths below ``directory``) limits the walk to those folders.
     """
     found: list[Path] = []
-    for folder, subfolders, files in os.walk(directory):
+    starts = [directory / folder for folder in include] if include else [directory]
+    for folder, subfolders, files in (step for start in starts for step in os.walk(start)):
         subfolders[:] = sorted(d for d in subfolders if not d.startswith(".")) if recursive else []
         found.extend(
             Path(folder) / name
@@ -95,10 +100,25 @@ def import_file(
         report.failed.append((raw, " ".join(exc.messages)))
         return None
     if result.version is None:
+        unfinished = _unfinished_version(result.document)
+        if unfinished is not None:
+            report.resumed.append(result.document.filename)
+            return unfinished
         report.unchanged.append(result.document.filename)
     else:
         (report.created if result.created else report.updated).append(result.document.filename)
     return result.version
+
+
+def _unfinished_version(document: Document) -> DocumentVersion | None:
+    """``document``'s latest version if a run stored it and stopped before indexing it (else ``None``).
+
+    A failed version is not retried here: its reason stands until the file changes.
+    """
+    if document.status not in (Document.Status.PENDING, Document.Status.INDEXING):
+        return None
+    latest = document.versions.order_by("-number").first()
+    return latest if latest is not None and latest.indexed_at is None else None
 
 
 def import_paths(
@@ -108,39 +128,83 @@ def import_paths(
     groups: Iterable[Group] | None = None,
     root: Path | None = None,
     progress: ImportProgress | None = None,
+    queue: bool = False,
 ) -> ImportReport:
-    """Import files (named by their path below ``root``, or their bare name), then index all new versions together."""
+    """Import files (named by their path below ``root``, or their bare name), then index the new versions.
+
+    By default they are indexed here, a group of files at a time
+    (:func:`index_new_versions`). With ``queue`` each is handed to the indexing
+    workers as it is stored (a task per document: N workers index one import in
+    parallel), what an interrupted run left is queued again, and the call
+    returns once the workers have indexed (or failed) them all.
+    """
     report = ImportReport()
     paths = list(paths)
     started = time.perf_counter()
     new_versions = []
     for done, path in enumerate(paths, start=1):
         name = name_in_import(path, root) if root is not None else path.name
-        version = import_file(path, owner=owner, groups=groups, report=report, name=name, index=False)
+        version = import_file(path, owner=owner, groups=groups, report=report, name=name, index=queue)
         if version is not None:
             new_versions.append(version)
         if progress is not None:
             progress.reading(done, len(paths))
     report.ingest_seconds = time.perf_counter() - started
-    index_new_versions(new_versions, report=report, progress=progress)
+    if queue:
+        indexing_requeue()  # the resumed versions whose task died with its worker
+        wait_for_indexing(new_versions, report=report, progress=progress)
+    else:
+        index_new_versions(new_versions, report=report, progress=progress)
     return report
 
 
 def index_new_versions(
     versions: list[DocumentVersion], *, report: ImportReport, progress: ImportProgress | None = None
 ) -> None:
-    """Index ``versions`` in one batch (in this order); the documents that failed go to ``report.failed``."""
+    """Index ``versions`` (in this order), a group at a time; the documents that failed go to ``report.failed``."""
     if not versions:
         return
+    counts = _chunk_counts(versions)
     if progress is not None:
-        counts = dict(
-            Chunk.objects.filter(version__in=versions)
-            .values("version")
-            .annotate(n=Count("pk"))
-            .values_list("version", "n")
-        )
         progress.indexing([counts.get(v.pk, 0) for v in versions])
-    report.index_stats = versions_index(versions=versions, progress=progress.embedded if progress is not None else None)
+    total, done = sum(counts.values()), 0
+    for group in _groups(versions, counts):
+        offset = done
+
+        def embedded(n: int, _total: int, offset: int = offset) -> None:
+            if progress is not None:
+                progress.embedded(offset + n, total)
+
+        report.index_stats += versions_index(versions=group, progress=embedded)
+        done += sum(counts.get(v.pk, 0) for v in group)
+    _report_failed(versions, report)
+
+
+def _chunk_counts(versions: list[DocumentVersion]) -> dict[int, int]:
+    return dict(
+        Chunk.objects.filter(version__in=versions).values("version").annotate(n=Count("pk")).values_list("version", "n")
+    )
+
+
+def _groups(versions: list[DocumentVersion], counts: dict[int, int]) -> Iterator[list[DocumentVersion]]:
+    """``versions`` in consecutive groups of about ``RAG_IMPORT_GROUP_CHUNKS`` chunks (a larger file alone).
+
+    Embeddings are still batched across the files of a group, and a run killed
+    part-way loses at most one group's work.
+    """
+    group: list[DocumentVersion] = []
+    size = 0
+    for version in versions:
+        group.append(version)
+        size += counts.get(version.pk, 0)
+        if size >= settings.RAG_IMPORT_GROUP_CHUNKS:
+            yield group
+            group, size = [], 0
+    if group:
+        yield group
+
+
+def _report_failed(versions: list[DocumentVersion], report: ImportReport) -> None:
     failed: dict[str, str] = {}
     for version in versions:
         version.document.refresh_from_db()
@@ -153,12 +217,51 @@ def index_new_versions(
     report.failed.extend(failed.items())
 
 
+def wait_for_indexing(
+    versions: list[DocumentVersion],
+    *,
+    report: ImportReport,
+    progress: ImportProgress | None = None,
+    poll_s: float = 2.0,
+) -> None:
+    """Until the workers have indexed or failed each of ``versions`` (progress: chunks embedded, read every ``poll_s``)."""
+    if not versions:
+        return
+    ids = [v.pk for v in versions]
+    if progress is not None:
+        counts = _chunk_counts(versions)
+        progress.indexing([counts.get(pk, 0) for pk in ids])
+    pending = [Document.Status.PENDING, Document.Status.INDEXING]
+    while True:
+        rows = (
+            DocumentVersion.objects.filter(pk__in=ids)
+            .annotate(n=Count("chunks"))
+            .values_list("n", "chunks_embedded", "indexed_at", "document__status")
+        )
+        done = sum(n if indexed_at is not None else embedded for n, embedded, indexed_at, _ in rows)
+        if progress is not None:
+            progress.embedded(done, sum(n for n, *_ in rows))  # a file parsed by its worker adds its chunks late
+        if not any(status in pending for *_, status in rows):
+            break
+        time.sleep(poll_s)
+    _report_failed(versions, report)
+
+
 def import_directory(
     directory: Path,
     *,
     owner: User,
     groups: Iterable[Group] | None = None,
     progress: ImportProgress | None = None,
+    include: Sequence[str] = (),
+    queue: bool = False,
 ) -> ImportReport:
-    """Import the tree below ``directory`` (see the module docstring)."""
-    return import_paths(supported_files(directory), owner=owner, groups=groups, root=directory, progress=progress)
+    """Import the tree below ``directory`` (only its folders ``include``, if given; see the module docstring)."""
+    return import_paths(
+        supported_files(directory, include=include),
+        owner=owner,
+        groups=groups,
+        root=directory,
+        progress=progress,
+        queue=queue,
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from documents.chunking import embedding_header, embedding_text
 from documents.keyword_index import KeywordIndex
@@ -79,6 +79,10 @@ class IndexStats:
             "store_sentence_vectors": self.sentence_store_seconds,
         }
         return {**named, "other": max(0.0, self.total_seconds - sum(named.values()))}
+
+    def __add__(self, other: IndexStats) -> IndexStats:
+        """Two runs' figures together (an import indexed a group of files at a time)."""
+        return IndexStats(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
 
 
 # Receives (chunk id, packed sentence vectors) for each indexed chunk.

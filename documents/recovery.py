@@ -12,8 +12,12 @@
 from __future__ import annotations
 
 import logging
+import os
+import socket
 from dataclasses import dataclass, field
 from datetime import timedelta
+
+from pathlib import Path
 
 from django.conf import settings
 from django.db.models import F
@@ -46,12 +50,41 @@ def _uses_task_table() -> bool:
     return settings.TASKS["default"]["BACKEND"].startswith("django_tasks_db")
 
 
+def worker_id() -> str:
+    """This indexing worker's id in the task table: its host and process id, so that
+    :func:`indexing_requeue` on the same host can tell when it has died (kill -9, a crash)."""
+    return f"{socket.gethostname()[:40]}:{os.getpid()}"
+
+
+def _worker_gone(worker_ids: list[str]) -> bool:
+    """Whether the worker that last claimed a task is known to be dead: it ran on this host and its process is gone.
+
+    A worker on another host (or with an id of another form) is not known dead:
+    its task is given up only after ``RAG_INDEX_TASK_TIMEOUT_S``.
+    """
+    host, _, pid = (worker_ids[-1] if worker_ids else "").rpartition(":")
+    if host != worker_id().rpartition(":")[0] or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    cmdline = Path(f"/proc/{pid}/cmdline")  # the id may have been reused by another program since
+    try:
+        return b"index_worker" not in cmdline.read_bytes()
+    except OSError:  # no /proc: alive is all we know
+        return False
+
+
 def _abandon_running_tasks(*, sole_worker: bool) -> tuple[int, set[int]]:
     """Mark indexing tasks whose worker is gone as failed; return (how many, versions still queued or running).
 
     A running task is gone when this is the only worker (``sole_worker``: any
-    running task was left by a previous, dead run) or when it has run longer
-    than ``RAG_INDEX_TASK_TIMEOUT_S``.
+    running task was left by a previous, dead run), when the worker that
+    claimed it ran on this host and its process is gone (:func:`_worker_gone`),
+    or when it has run longer than ``RAG_INDEX_TASK_TIMEOUT_S``.
     """
     from django_tasks_db.models import DBTaskResult
 
@@ -59,7 +92,8 @@ def _abandon_running_tasks(*, sole_worker: bool) -> tuple[int, set[int]]:
     abandoned, busy = 0, set()
     for task in DBTaskResult.objects.filter(task_path=INDEX_TASK_PATH, status__in=["READY", "RUNNING"]):
         version_id = (task.args_kwargs.get("args") or [None])[0]
-        if task.status == "RUNNING" and (sole_worker or (task.started_at and task.started_at < cutoff)):
+        timed_out = task.started_at is not None and task.started_at < cutoff
+        if task.status == "RUNNING" and (sole_worker or timed_out or _worker_gone(task.worker_ids)):
             task.set_failed(IndexingInterruptedError(f"worker stopped while indexing version {version_id}"))
             abandoned += 1
         elif isinstance(version_id, int):
@@ -173,7 +207,11 @@ def index_check() -> IndexCheck:
         Document.objects.filter(pk__in=[d.document_id for d in drifts if d.document_id]).values_list("pk", "filename")
     )
     return IndexCheck(
-        drifts=drifts, filenames=filenames, live_chunks=len(live), dense_entries=len(dense), keyword_entries=len(keyword)
+        drifts=drifts,
+        filenames=filenames,
+        live_chunks=len(live),
+        dense_entries=len(dense),
+        keyword_entries=len(keyword),
     )
 
 

