@@ -8,8 +8,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from qa.engine import EngineConfig
-from qa.evaluation import build_corpus, read_jsonl
-from qa.keyword_parity import keyword_parity
+from qa.evaluation.evaluate import build_corpus, read_jsonl
+from qa.evaluation.keyword_parity import keyword_parity
 
 
 class Command(BaseCommand):

@@ -7,7 +7,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from qa.search_hits import search_hits
+from qa.evaluation.search_hits import search_hits
 
 
 class Command(BaseCommand):

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from django.db import connection, transaction
 
 from documents.keyword_index import KeywordIndex, PostgresKeywordIndex, in_memory_fts5
-from qa.evaluation import Corpus
+from qa.evaluation.evaluate import Corpus
 from qa.expansion import expand
 
 CUTOFFS = (1, 3, 5)
