@@ -118,7 +118,15 @@ def search(
     question = question or analyse_question(query)
     k = k or settings.RAG_TOP_K
     t0 = time.perf_counter()
-    found = _retrieve(user, question.spelled, document_id=document_id, k=k, mode=mode, llm=_llm_keywords(llm_expansion))
+    found = _retrieve(
+        user,
+        question.spelled,
+        document_id=document_id,
+        k=k,
+        mode=mode,
+        llm=_llm_keywords(llm_expansion),
+        english=question.english,
+    )
     hits, expansion = found.hits, found.expansion
     generic = (
         question.short
@@ -133,7 +141,9 @@ def search(
         in_corpus=lambda bigram: keywords.has_token(bigram, version_ids=found.version_ids),
     )
     for part in question.parts if question.two_part else ():
-        part_hits = _retrieve(user, part.text, document_id=document_id, k=PART_HITS, mode=mode, llm=None).hits
+        part_hits = _retrieve(
+            user, part.text, document_id=document_id, k=PART_HITS, mode=mode, llm=None, english=question.english
+        ).hits
         hits += [hit for hit in part_hits if all(hit.chunk_id != h.chunk_id for h in hits)][:PART_HITS]
     timings = {**found.timings, "total": (time.perf_counter() - t0) * 1000}
     return SearchResult(
@@ -172,17 +182,23 @@ def _retrieve(
     mode: Mode,
     llm: Callable[[str], list[str]] | None,
     version_ids: list[int] | None = None,
+    english: bool | None = None,
 ) -> _Retrieved:
     """Expand ``query`` (spelled out), search both indexes within ``user``'s versions, keep the top ``k``.
 
-    ``version_ids`` given (calibration, which measures the whole corpus) replaces the user's.
+    ``version_ids`` given (calibration, which measures the whole corpus) replaces the user's;
+    ``english`` is the question's language as analysed (read from ``query`` when None).
     """
     t0 = time.perf_counter()
     if version_ids is None:
         version_ids = searchable_version_ids(user, document_id=document_id)
     # The corpus's own terms for the question's words (qa.vocabulary), among what the user may read:
     # kana and variant spellings are written as the documents write them, meanings are added.
-    matches = vocabulary_matches(query, version_ids=version_ids) if settings.RAG_VOCABULARY_EXPANSION else []
+    matches = (
+        vocabulary_matches(query, version_ids=version_ids, english=english)
+        if settings.RAG_VOCABULARY_EXPANSION
+        else []
+    )
     written = written_as_documents(query, matches)
     expansion = expand(written, rules=dictionary_rules(), llm=llm)
     expansion = expand_with_terms(expansion, [m.term for m in matches if m.via != "meaning"])

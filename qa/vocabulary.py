@@ -71,10 +71,11 @@ def question_readings(text: str) -> list[str]:
     return [katakana(run) for run in _KANA_RUN.findall(fold(text))]
 
 
-def vocabulary_matches(text: str, *, version_ids: Sequence[int]) -> list[TermMatch]:
+def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool | None = None) -> list[TermMatch]:
     """The documents' terms that ``text`` means but does not write, at most :data:`MAX_EXPANSIONS`.
 
     Considers only terms used by ``version_ids`` (what the asker may read).
+    ``english``: the question's language as already analysed (read from ``text`` when None).
     Empty when there is no vocabulary (nothing indexed yet).
     """
     if not version_ids:
@@ -92,7 +93,7 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int]) -> list[TermMat
         + _by_word_reading(words, by_reading, vocabulary, df)
     )
     reached = {m.word for m in matches}
-    unknown = [w for w in _meaning_candidates(text, words) if w not in reached and not _used(w, vocabulary, df)]
+    unknown = [w for w in _meaning_candidates(text, words, english) if w not in reached and not _used(w, vocabulary, df)]
     matches += _by_meaning(unknown, vocabulary, df, folded)
     seen: set[str] = set()
     kept = [m for m in matches if m.term not in seen and not seen.add(m.term)]  # type: ignore[func-returns-value]
@@ -197,9 +198,9 @@ class _Readings:
         return texts[max(visible, key=lambda r: (int(df[r]), has_kanji(texts[r]), -len(texts[r])))]
 
 
-def _meaning_candidates(text: str, words: list[Word]) -> list[str]:
+def _meaning_candidates(text: str, words: list[Word], english: bool | None) -> list[str]:
     """The question's words worth matching by meaning: its nouns (Japanese), or its content words (English)."""
-    if is_english(text):
+    if is_english(text) if english is None else english:
         return [w for w in content_terms(text) if len(w) >= 3 and w.isalpha()]
     # Nouns with hiragana (こと, 子ども) are too general to stand for a term, and 何日/何歳 only ask.
     return list(
