@@ -246,7 +246,9 @@ def _list_lines(tag: Tag, depth: int, level: int) -> list[str]:
     lines: list[str] = []
     number = 0
     for child in tag.children:
-        name = (child.name or "").lower() if isinstance(child, _Tag) else ""
+        if not isinstance(child, _Tag):
+            continue  # text between the items
+        name = (child.name or "").lower()
         if name in ("ul", "ol") and depth + level < _MAX_DEPTH:
             lines.extend(_list_lines(child, depth + 1, level + 1))
         elif name == "li":

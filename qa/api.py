@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Generator, Iterator, Mapping
+from typing import Any, cast
 
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -99,7 +99,9 @@ class EventStreamRenderer(BaseRenderer):
     format = "event-stream"
     charset = "utf-8"
 
-    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context: dict | None = None) -> bytes:
+    def render(
+        self, data: Any, accepted_media_type: str | None = None, renderer_context: Mapping[str, Any] | None = None
+    ) -> bytes:
         return b"" if data is None else sse_event("error", data)
 
 
@@ -121,7 +123,8 @@ EVENT_STREAM_DESCRIPTION = (
 
 class AskAPI(QaAPIView):
     throttle_classes = [AskRateThrottle]
-    renderer_classes = [*api_settings.DEFAULT_RENDERER_CLASSES, EventStreamRenderer]
+    # api_settings imports the setting's dotted paths: classes at runtime, typed as the raw strings.
+    renderer_classes = [*cast("list[type[BaseRenderer]]", api_settings.DEFAULT_RENDERER_CLASSES), EventStreamRenderer]
 
     @extend_schema(
         operation_id="ask",
@@ -191,7 +194,9 @@ def _answer_stream(
     return response
 
 
-def _events(request: Request, first: streaming.StreamEvent, events: Iterator[streaming.StreamEvent]) -> Iterator[bytes]:
+def _events(
+    request: Request, first: streaming.StreamEvent, events: Generator[streaming.StreamEvent, None, None]
+) -> Iterator[bytes]:
     """The SSE body: ``delta`` events, then ``answer`` (the stored answer's payload) or ``error``."""
     try:
         for event in itertools.chain([first], events):

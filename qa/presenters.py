@@ -374,15 +374,16 @@ def answer_warnings(answer: Answer) -> list[str]:
     # A row stored without a verdict (made by hand) has only the warnings column.
     items = verdict.warning_templates or verdict.warnings or answer.warnings or []
     for item in items:
+        text: object = item
         if isinstance(item, dict) and item.get("template"):
             try:
-                item = gettext(item["template"]).format(**(item.get("params") or {}))
+                text = gettext(item["template"]).format(**(item.get("params") or {}))
             except (KeyError, IndexError, ValueError):
-                item = item["template"]
+                text = item["template"]
         elif isinstance(item, dict):
-            item = item.get("message") or item.get("text") or ""
-        if item and str(item) not in warnings:
-            warnings.append(str(item))
+            text = item.get("message") or item.get("text") or ""
+        if text and str(text) not in warnings:
+            warnings.append(str(text))
     if not warnings:
         warnings = [str(FLAG_LABELS[f]) for f in answer.flags if f in FLAG_LABELS]
     return warnings

@@ -30,6 +30,7 @@ from documents.sentence_vectors import vectors_for
 from qa.calibration import OFF_TOPIC_QUESTIONS, Measured, corpus_key, heading_questions, thresholds_from
 from qa.models import Answer, AnswerSource, Citation, Conversation, CorpusCalibration, Feedback
 from qa.providers import Provider, get_provider
+from qa.providers.base import GenerateOptions
 from qa.quote_context import stored_context
 from qa.selectors import conversation_turns
 from qa.decision import ASK_BACK, NOT_FOUND, Calibration, decide
@@ -261,12 +262,13 @@ def _answer_with_provider(
         provider = provider or get_provider()
         answer.provider, answer.model_name = provider.name, provider.model
         asked = question if provider.reads_history else in_context
-        options = {"expanded_terms": result.added_keywords, "history": history, "analysed": asked}
+        options: GenerateOptions = {"expanded_terms": result.added_keywords, "history": history, "analysed": asked}
         generated = provider.generate(asked.text, hits, **options)
         verdict = verify_answer(in_context, generated, hits, calibration=calibration)
         if "low_grounding" in verdict.flags and provider.name != "extractive":
             # Conservative retry (second reference article): once, with a stricter prompt.
-            retried = provider.generate(asked.text, hits, strict=True, **options)
+            strict: GenerateOptions = {**options, "strict": True}
+            retried = provider.generate(asked.text, hits, **strict)
             retried_verdict = verify_answer(in_context, retried, hits, calibration=calibration)
             if "low_grounding" not in retried_verdict.flags:
                 generated, verdict = retried, retried_verdict

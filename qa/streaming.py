@@ -19,8 +19,9 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
+from typing import Unpack
 
 from django.conf import settings
 from django.db import close_old_connections, connections
@@ -32,7 +33,7 @@ from qa import services
 from qa.models import Answer, Conversation
 from qa.question import Question
 from qa.providers import Provider, get_provider
-from qa.providers.base import StreamingProvider, failure_message, stream_at_once
+from qa.providers.base import GenerateOptions, StreamingProvider, failure_message, stream_at_once
 from qa.types import ProviderAnswer, ProviderError, RetrievedChunk
 from ragportal.database_unavailable import is_database_unavailable, unavailable_message
 
@@ -93,7 +94,7 @@ _providers_lock = threading.Lock()
 
 
 def _provider_key() -> tuple:
-    names = ("RAG_PROVIDER", "RAG_PROVIDER_TIMEOUT", "RAG_PROVIDER_MAX_RETRIES", "RAG_CLOUD_WAIT_S")
+    names: tuple[str, ...] = ("RAG_PROVIDER", "RAG_PROVIDER_TIMEOUT", "RAG_PROVIDER_MAX_RETRIES", "RAG_CLOUD_WAIT_S")
     names += tuple(f"{kind}_{part}" for kind in ("ANTHROPIC", "GEMINI") for part in ("API_KEY", "MODEL", "BASE_URL"))
     return tuple(getattr(settings, name) for name in names)
 
@@ -163,7 +164,12 @@ class _Relay:
         analysed: Question | None = None,
     ) -> ProviderAnswer:
         """The provider's answer, streamed; the extractive one when the cloud fails and fallback is on."""
-        arguments = {"expanded_terms": expanded_terms, "strict": strict, "history": history, "analysed": analysed}
+        arguments: GenerateOptions = {
+            "expanded_terms": expanded_terms,
+            "strict": strict,
+            "history": history,
+            "analysed": analysed,
+        }
         if self.fallback_reason is not None:
             return self.extractive.generate(question, chunks, **arguments)
         try:
@@ -178,13 +184,13 @@ class _Relay:
             return self.extractive.generate(question, chunks, **arguments)
 
     def _stream(
-        self, question: str, chunks: list[RetrievedChunk], *, passing_on: bool, **arguments: object
+        self, question: str, chunks: list[RetrievedChunk], *, passing_on: bool, **arguments: Unpack[GenerateOptions]
     ) -> ProviderAnswer:
         provider = self.provider
         if isinstance(provider, StreamingProvider):
-            items = provider.stream(question, chunks, **arguments)  # type: ignore[arg-type]
+            items = provider.stream(question, chunks, **arguments)
         else:
-            items = stream_at_once(provider.generate(question, chunks, **arguments))  # type: ignore[arg-type]
+            items = stream_at_once(provider.generate(question, chunks, **arguments))
         deadline = time.monotonic() + float(settings.RAG_CLOUD_WAIT_S)
         try:
             for item in items:
@@ -212,7 +218,7 @@ def answer_question_stream(
     conversation: Conversation | None = None,
     document: Document | None = None,
     cancel: threading.Event | None = None,
-) -> Iterator[StreamEvent]:
+) -> Generator[StreamEvent, None, None]:
     """``services.answer_question`` as a stream: ``Delta`` pieces, then one ``Done`` with the stored answer.
 
     Yields None every ``HEARTBEAT_S`` while nothing arrives. Raises what

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Page, Paginator
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -109,7 +109,7 @@ def _int_or_none(value: str | None) -> int | None:
         return None
 
 
-def _ask_input(request: HttpRequest) -> tuple[Conversation | None, Any, str, list[str]]:
+def _ask_input(request: AuthenticatedHttpRequest) -> tuple[Conversation | None, Any, str, list[str]]:
     """The question box's fields: (conversation, document, text, errors). Another user's conversation is a 404."""
     conversation_id = _int_or_none(request.POST.get("conversation"))
     conversation = _get_conversation_for_user(request, conversation_id) if conversation_id else None
@@ -126,7 +126,7 @@ def _ask_input(request: HttpRequest) -> tuple[Conversation | None, Any, str, lis
     return conversation, document, request.POST.get("text", ""), errors
 
 
-def _ask_response_context(request: HttpRequest, answer: Answer) -> dict[str, Any]:
+def _ask_response_context(request: AuthenticatedHttpRequest, answer: Answer) -> dict[str, Any]:
     """What ``_ask_response.html`` needs: the exchange, and the conversation id and list to refresh."""
     answer = selectors.with_citations(selectors.answers_for_user(request.user)).get(pk=answer.pk)
     return {
@@ -141,7 +141,7 @@ def _ask_response_context(request: HttpRequest, answer: Answer) -> dict[str, Any
 
 @login_required
 @require_POST
-def ask(request: AuthenticatedHttpRequest) -> HttpResponse:
+def ask(request: AuthenticatedHttpRequest) -> HttpResponseBase:
     """Ask a question (optionally in a conversation, optionally restricted to one document).
 
     HTMX: returns the question + answer fragment to append to the conversation,
@@ -182,7 +182,7 @@ def ask(request: AuthenticatedHttpRequest) -> HttpResponse:
 
 
 def _ask_stream(
-    request: HttpRequest, conversation: Conversation | None, document: Any, text: str, errors: list[str]
+    request: AuthenticatedHttpRequest, conversation: Conversation | None, document: Any, text: str, errors: list[str]
 ) -> HttpResponseBase:
     """The question box's answer as Server-Sent Events.
 
@@ -215,7 +215,9 @@ def _chat_event(name: str, data: dict[str, Any]) -> bytes:
     return streaming.sse_event(name, json.dumps(data, ensure_ascii=False).encode("utf-8"))
 
 
-def _chat_events(request: HttpRequest, first: streaming.StreamEvent, events: Iterator[streaming.StreamEvent]) -> Iterator[bytes]:
+def _chat_events(
+    request: AuthenticatedHttpRequest, first: streaming.StreamEvent, events: Generator[streaming.StreamEvent, None, None]
+) -> Iterator[bytes]:
     try:
         for event in itertools.chain([first], events):
             if isinstance(event, streaming.Delta):

@@ -5,6 +5,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -37,7 +38,7 @@ class Command(BaseCommand):
         parser.add_argument("--rounds", type=int, default=1, help="pipeline + encoder runs, interleaved (default 1)")
         parser.add_argument("--keep", action="store_true", help="keep the benchmark documents afterwards")
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         rounds = int(options["rounds"])
         if rounds < 1:
             raise CommandError("--rounds must be at least 1")

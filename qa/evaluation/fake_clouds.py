@@ -70,8 +70,7 @@ class FakeCloud:
 
     @property
     def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://127.0.0.1:{self._httpd.server_port}"
 
     def __enter__(self) -> FakeCloud:
         self._thread.start()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypedDict, runtime_checkable
 
 from django.utils.translation import gettext
 
@@ -53,9 +53,16 @@ class Provider(Protocol):
     abstention (``abstained=True``), not an error.
     """
 
-    name: str
-    model: str
-    reads_history: bool
+    # Read-only members: a plain class attribute satisfies them, and so does a property
+    # (the streaming relay reports the provider it relays to).
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def reads_history(self) -> bool: ...
 
     def generate(
         self,
@@ -67,6 +74,15 @@ class Provider(Protocol):
         history: Sequence[tuple[str, str]] = (),
         analysed: Question | None = None,
     ) -> ProviderAnswer: ...
+
+
+class GenerateOptions(TypedDict, total=False):
+    """``Provider.generate``'s keyword arguments, gathered to be passed on as ``**options``."""
+
+    expanded_terms: Sequence[str]
+    strict: bool
+    history: Sequence[tuple[str, str]]
+    analysed: Question | None
 
 
 # What a provider's ``stream()`` yields: text pieces as they arrive, then exactly one final answer.

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
@@ -42,7 +42,7 @@ def gap_condition() -> Q:
     return Q(response_type__in=GAP_TYPES) | feedback_condition("down")
 
 
-def teaching_candidates(viewer: AbstractBaseUser | AnonymousUser) -> QuerySet[Answer]:
+def teaching_candidates(viewer: User | AnonymousUser) -> QuerySet[Answer]:
     """The gaps, newest first, each annotated with ``rated_down`` and whether ``viewer`` may read it (``verification.review.access``)."""
     rated_down = Exists(Feedback.objects.filter(answer=OuterRef("pk"), rating=Feedback.Rating.DOWN))
     gaps = (
@@ -101,7 +101,7 @@ class Rerun:
         )
 
 
-def questions_rerun(*, term: str, viewer: AbstractBaseUser | AnonymousUser) -> list[Rerun]:
+def questions_rerun(*, term: str, viewer: User | AnonymousUser) -> list[Rerun]:
     """Ask again the newest gaps whose question holds ``term`` (NFKC, case-insensitive), one per asker and question.
 
     Only questions ``viewer`` may read are asked; each is asked as its asker

@@ -29,7 +29,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from qa.glossary import wording_pair_add, wording_pair_remove
 from qa.models import SynonymEntry
-from verification.review.access import REDACTED
+from verification.review.access import READABLE, REDACTED
 from verification.review.teaching import closest_passages, questions_rerun, teaching_candidates
 
 # Gaps listed per page of ``teach/``.
@@ -62,7 +62,7 @@ class TeachingViews:
             **self.admin_site.each_context(request),  # type: ignore[attr-defined]
             "opts": self.opts,  # type: ignore[attr-defined]
             "title": title,
-            "redacted_note": gettext(REDACTED),
+            "redacted_note": str(REDACTED),  # the lazy message in the request's language
             "may_teach": _may_edit_glossary(request),
         }
 
@@ -70,7 +70,7 @@ class TeachingViews:
     def teach_view(self, request: HttpRequest) -> TemplateResponse:
         context = self._teach_context(request, gettext("答えられなかった質問（言い換えを教える）"))
         page = Paginator(teaching_candidates(request.user), TEACH_PAGE_SIZE).get_page(request.GET.get("page"))
-        rows = [{"answer": a, "passages": closest_passages(a) if a.viewer_may_read else []} for a in page.object_list]
+        rows = [{"answer": a, "passages": closest_passages(a) if getattr(a, READABLE) else []} for a in page.object_list]
         context.update({"page": page, "rows": rows, "form": WordingPairForm()})
         return TemplateResponse(request, "admin/qa/answer/teach.html", context)
 
@@ -85,7 +85,7 @@ class TeachingViews:
                 form.add_error(None, exc)
         if not form.is_valid():
             for error in (e for errors in form.errors.values() for e in errors):
-                messages.error(request, error)
+                messages.error(request, str(error))  # ErrorList yields the messages as text
             return HttpResponseRedirect(reverse("admin:qa_answer_teach"))
         query = urlencode(
             {

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -34,7 +36,7 @@ class Command(BaseCommand):
             "instead of indexing here, and wait until they are done",
         )
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         directory = Path(str(options["directory"]))
         if not directory.is_dir():
             raise CommandError(f"{directory} is not a directory")
@@ -71,7 +73,7 @@ class Command(BaseCommand):
         if report.failed:
             raise CommandError(f"{len(report.failed)} file(s) could not be imported")
 
-    def _include(self, directory: Path, values: object) -> list[str]:
+    def _include(self, directory: Path, values: Iterable[object] | None) -> list[str]:
         """The ``--include`` folders, each checked to be a folder inside DIR."""
         folders = [f.strip().strip("/") for value in values or [] for f in str(value).split(",") if f.strip()]
         for folder in folders:

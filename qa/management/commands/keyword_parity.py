@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -24,7 +25,7 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, help="a fixed random sample of N queries (seed --seed), as evaluate")
         parser.add_argument("--seed", type=int, default=13)
 
-    def handle(self, *args: object, **options: object) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         paths = Path(str(options["corpus"])), Path(str(options["queries"]))
         if not all(p.is_file() for p in paths):
             raise CommandError("corpus or queries file not found")
