@@ -426,6 +426,19 @@ _W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 _VMERGE_CONTINUE = "continue"  # <w:vMerge/> without a value, or with "continue": the cell above goes on
 
 
+def _require_zip_container(data: bytes) -> None:
+    """Raise ParseError unless ``data`` starts as a .docx does (a ZIP), naming what it is when it can."""
+    if not data.startswith(b"PK\x03\x04"):
+        if data.startswith(b"\xd0\xcf\x11\xe0"):
+            raise _unsupported(
+                "古い形式のWord文書（.doc）かパスワード付きのファイルです。.docx で保存し直してください。"
+            )
+        other = _sniff_binary(data)
+        if other is not None:
+            raise _unsupported(f"拡張子は .docx ですが中身は {other} 形式です。")
+        raise ParseError("corrupt_docx", _CORRUPT_DOCX)
+
+
 def _parse_docx(data: bytes, *, max_chars: int | None) -> ParsedDocument:
     """Paragraphs and table rows in body order, one per line; headings from heading/Title styles.
 
@@ -436,15 +449,7 @@ def _parse_docx(data: bytes, *, max_chars: int | None) -> ParsedDocument:
     python-docx only ever sees ``bounded_zip_copy(data)``, and only once the
     body's text (counted as a stream) is within ``max_chars``.
     """
-    if not data.startswith(b"PK\x03\x04"):
-        if data.startswith(b"\xd0\xcf\x11\xe0"):
-            raise _unsupported(
-                "古い形式のWord文書（.doc）かパスワード付きのファイルです。.docx で保存し直してください。"
-            )
-        other = _sniff_binary(data)
-        if other is not None:
-            raise _unsupported(f"拡張子は .docx ですが中身は {other} 形式です。")
-        raise ParseError("corrupt_docx", _CORRUPT_DOCX)
+    _require_zip_container(data)
 
     import docx
     from docx.table import Table

@@ -133,13 +133,7 @@ def search(
         and document_id is None
         and generic_terms(question.terms, _document_texts(found.chunks.values()), spellings=expansion.added_keywords)
     )
-    keywords = live_keyword_index()
-    subject_unknown = bool(hits) and unknown_subject(
-        question,
-        hits,
-        expansion.added_keywords,
-        in_corpus=lambda bigram: keywords.has_token(bigram, version_ids=found.version_ids),
-    )
+    subject_unknown = _subject_unknown(question, found)
     for part in question.parts if question.two_part else ():
         part_hits = _retrieve(
             user, part.text, document_id=document_id, k=PART_HITS, mode=mode, llm=None, english=question.english
@@ -157,6 +151,17 @@ def search(
         subject_unknown=subject_unknown,
         vocabulary=found.matches,
         written_query=found.written,
+    )
+
+
+def _subject_unknown(question: Question, found: _Retrieved) -> bool:
+    """Whether ``question`` names a subject that the versions ``found`` searched never mention."""
+    keywords = live_keyword_index()
+    return bool(found.hits) and unknown_subject(
+        question,
+        found.hits,
+        found.expansion.added_keywords,
+        in_corpus=lambda bigram: keywords.has_token(bigram, version_ids=found.version_ids),
     )
 
 

@@ -127,10 +127,7 @@ def answer_question(
     """
     started = time.perf_counter()
     text = _validate(text)
-    if conversation is not None and conversation.user_id != user.pk:
-        raise ValidationError({"conversation": _("この会話は見つかりません。")}, code="not_found")
-    if document is not None and not visible_documents(user).filter(pk=document.pk).exists():
-        raise ValidationError({"document": _("この文書は見つかりません。")}, code="not_found")
+    _check_targets(user, conversation, document)
 
     # As the user sees them now: a withheld answer's text never reaches the provider (nor the search).
     turns = conversation_turns(conversation, user) if conversation else []
@@ -143,7 +140,43 @@ def answer_question(
     # Searched before anything is stored: with the dense index unreachable this raises
     # DenseIndexUnavailableError and leaves no conversation or answer behind.
     result = search(user=user, query=search_query, document_id=document.pk if document else None, question=searched)
-    answer = Answer(
+    answer = _new_answer(user=user, text=text, search_query=search_query, result=result, document=document)
+
+    decision = decide(searched, evidence_for(searched, result, one_document=document is not None), calibration)
+    answer.usage["decision"] = decision.to_dict()
+    generated: _Generated | None = None
+    if decision.outcome == NOT_FOUND:
+        _store_abstention(answer, english=question.english)
+    elif decision.outcome == ASK_BACK:
+        _store_clarification(answer, list(decision.options), english=question.english)
+    else:
+        generated = _answer_with_provider(
+            answer,
+            question,
+            result,
+            history=[(turn.question, turn.answer_text) for turn in turns[-3:]],
+            calibration=calibration,
+            in_context=_as_written(searched, result),
+            provider=provider,
+        )
+    answer.latency_ms = (time.perf_counter() - started) * 1000
+    _save_exchange(answer, generated, result.hits, user=user, conversation=conversation, text=text)
+    return answer
+
+
+def _check_targets(user: User, conversation: Conversation | None, document: Document | None) -> None:
+    """Raise ValidationError for a conversation that is not ``user``'s or a document ``user`` may not see."""
+    if conversation is not None and conversation.user_id != user.pk:
+        raise ValidationError({"conversation": _("この会話は見つかりません。")}, code="not_found")
+    if document is not None and not visible_documents(user).filter(pk=document.pk).exists():
+        raise ValidationError({"document": _("この文書は見つかりません。")}, code="not_found")
+
+
+def _new_answer(
+    *, user: User, text: str, search_query: str, result: SearchResult, document: Document | None
+) -> Answer:
+    """The answer row (not saved yet) holding the question and what its search found."""
+    return Answer(
         user=user,
         question=text,
         search_query=search_query,
@@ -154,39 +187,38 @@ def answer_question(
         usage={"timings_ms": {k: round(v, 2) for k, v in result.timings.items()}},
     )
 
-    decision = decide(searched, evidence_for(searched, result, one_document=document is not None), calibration)
-    answer.usage["decision"] = decision.to_dict()
-    generated: _Generated | None = None
-    if decision.outcome == NOT_FOUND:
-        _store_abstention(answer, english=question.english)
-    elif decision.outcome == ASK_BACK:
-        _store_clarification(answer, list(decision.options), english=question.english)
-    else:
-        # The question as searched (a follow-up read in the conversation's topic), with kana and
-        # variant spellings written as the documents write them (qa.vocabulary): the extractive
-        # provider looks for 経費精算 where the employee typed けいひせいさん.
-        written = result.written_query
-        in_context = analyse_question(written) if written and written != searched.spelled else searched
-        generated = _answer_with_provider(
-            answer,
-            question,
-            result,
-            history=[(turn.question, turn.answer_text) for turn in turns[-3:]],
-            calibration=calibration,
-            in_context=in_context,
-            provider=provider,
-        )
-    answer.latency_ms = (time.perf_counter() - started) * 1000
-    # One transaction, after the slow part: a database that fails here (a lock that
-    # outlasts its timeout) leaves neither a new conversation nor half an answer.
+
+def _as_written(searched: Question, result: SearchResult) -> Question:
+    """The question as searched (a follow-up read in the conversation's topic), spelled as the documents spell it.
+
+    Kana and variant spellings are written as the documents write them (qa.vocabulary):
+    the extractive provider looks for 経費精算 where the employee typed けいひせいさん.
+    """
+    written = result.written_query
+    return analyse_question(written) if written and written != searched.spelled else searched
+
+
+def _save_exchange(
+    answer: Answer,
+    generated: _Generated | None,
+    hits: list[RetrievedChunk],
+    *,
+    user: User,
+    conversation: Conversation | None,
+    text: str,
+) -> None:
+    """Store ``answer`` in ``conversation`` (a new one titled after ``text`` when None).
+
+    One transaction, after the slow part: a database that fails here (a lock that
+    outlasts its timeout) leaves neither a new conversation nor half an answer.
+    """
     with transaction.atomic():
         if conversation is None:
             conversation = Conversation.objects.create(user=user, title=text[:60])
         answer.conversation = conversation
-        _save(answer, generated, result.hits)
+        _save(answer, generated, hits)
         Conversation.objects.filter(pk=conversation.pk).update(title=conversation.title or text[:60])
         conversation.save(update_fields=["updated_at"])
-    return answer
 
 
 def _store_clarification(answer: Answer, options: list[RetrievedChunk], *, english: bool) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 
 from verification.answer_fit import DEFAULT_FIT_THRESHOLDS, AnswerFit, AskedQuestion, FitThresholds, answer_fit
 from verification.citations import verify_citation_presence
-from verification.confidence import answer_confidence, retrieval_confidence
+from verification.confidence import ConfidenceSteps, answer_confidence, retrieval_confidence
 from verification.flags import (
     REVIEW_FLAGS,
     VERIFIER_FLAG_NAMES,
@@ -224,26 +224,11 @@ def verify(
     quote_checks = _check_quotes(blocks, chunks)
     presence = verify_citation_presence(answer_text, _filenames(chunks), cited=_cited_filenames(blocks, chunks))
     _judge_citations(found, presence, quote_checks)
-
-    verified = {(q.block, q.citation) for q in quote_checks if q.verified}
-    ratio = grounded_ratio(_blocks_with_verified(blocks, verified))
-    if ratio < min_grounded_ratio:
-        found.add("low_grounding", WARNING_LOW_GROUNDING, percent=round(ratio * 100))
-
-    sentences = _check_sentences(
-        blocks, chunks, answer_text, question=question.text if question else "", meaning=meaning
+    ratio = _judge_grounding(found, blocks, quote_checks, min_grounded_ratio)
+    sentences, unsupported, fit = _judge_content(
+        found, blocks, chunks, answer_text, question=question, meaning=meaning, similarity=fit_similarity,
+        thresholds=fit_thresholds,
     )
-    unsupported = sum(not s.supported for s in sentences)
-    if unsupported:
-        found.add("unsupported_claim", WARNING_UNSUPPORTED, count=unsupported)
-    fit = None
-    if question is not None:
-        fit = answer_fit(
-            question, answer_text, context=_cited_sections(blocks, chunks), similarity=fit_similarity,
-            thresholds=fit_thresholds,
-        )
-        if not fit.fits:
-            found.add("answer_mismatch", WARNING_ANSWER_MISMATCH)
     if base == "low":
         found.add("low_retrieval", WARNING_LOW_RETRIEVAL)
 
@@ -256,12 +241,28 @@ def verify(
         fit_failed=fit.failed if fit is not None else None,
         terms_unchecked_across_languages=fit is not None and fit.terms is None and bool(question and question.english),
     )
-    confidence = steps.level
+    return _verdict(
+        found, steps, base=base, ratio=ratio, presence=presence, quote_checks=quote_checks, sentences=sentences, fit=fit
+    )
+
+
+def _verdict(
+    found: _Findings,
+    steps: ConfidenceSteps,
+    *,
+    base: str,
+    ratio: float,
+    presence: dict | None,
+    quote_checks: list[QuoteCheck],
+    sentences: list[SentenceCheck],
+    fit: AnswerFit | None,
+) -> Verdict:
+    """The verdict of an answer that was checked (not an abstention), from what :func:`verify` found."""
     return Verdict(
-        confidence=confidence,
+        confidence=steps.level,
         flags=sorted(found.flags),
         warnings=found.warnings,
-        needs_review=confidence == "low" or bool(found.flags & REVIEW_FLAGS),
+        needs_review=steps.level == "low" or bool(found.flags & REVIEW_FLAGS),
         grounded_ratio=round(ratio, 4),
         citation_presence=presence,
         quote_checks=quote_checks,
@@ -272,6 +273,50 @@ def verify(
         fit=fit,
         confidence_steps=[list(step) for step in steps.steps],
     )
+
+
+def _judge_grounding(
+    found: _Findings, blocks: Sequence[Any], quote_checks: list[QuoteCheck], min_grounded_ratio: float
+) -> float:
+    """The share of the answer grounded by verified quotes; flagged ``low_grounding`` under ``min_grounded_ratio``."""
+    verified = {(q.block, q.citation) for q in quote_checks if q.verified}
+    ratio = grounded_ratio(_blocks_with_verified(blocks, verified))
+    if ratio < min_grounded_ratio:
+        found.add("low_grounding", WARNING_LOW_GROUNDING, percent=round(ratio * 100))
+    return ratio
+
+
+def _judge_content(
+    found: _Findings,
+    blocks: Sequence[Any],
+    chunks: Sequence[Any],
+    answer_text: str,
+    *,
+    question: AskedQuestion | None,
+    meaning: MeaningCheck | None,
+    similarity: float | None,
+    thresholds: FitThresholds,
+) -> tuple[list[SentenceCheck], int, AnswerFit | None]:
+    """Each sentence's support in ``chunks``, and the answer's fit to ``question`` (None without one).
+
+    Returns (sentences, how many are unsupported, fit); flags ``unsupported_claim``
+    and ``answer_mismatch`` in ``found``.
+    """
+    sentences = _check_sentences(
+        blocks, chunks, answer_text, question=question.text if question else "", meaning=meaning
+    )
+    unsupported = sum(not s.supported for s in sentences)
+    if unsupported:
+        found.add("unsupported_claim", WARNING_UNSUPPORTED, count=unsupported)
+    fit = None
+    if question is not None:
+        fit = answer_fit(
+            question, answer_text, context=_cited_sections(blocks, chunks), similarity=similarity,
+            thresholds=thresholds,
+        )
+        if not fit.fits:
+            found.add("answer_mismatch", WARNING_ANSWER_MISMATCH)
+    return sentences, unsupported, fit
 
 
 def _cited_sections(blocks: Sequence[Any], chunks: Sequence[Any]) -> str:

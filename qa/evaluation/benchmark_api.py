@@ -11,6 +11,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db.models import QuerySet
 from django.test import Client
 from django.test.utils import override_settings
 
@@ -97,42 +98,52 @@ class Command(BaseCommand):
 
         created = Answer.objects.filter(pk__gt=first_answer_id, user=user)
         timed = created.filter(pk__lte=last_plain_id).order_by("pk")
-        pipeline = [a for a in timed.values_list("latency_ms", flat=True)][1:]  # without warm-up
-        kinds: dict[str, int] = {}
-        for kind in timed.values_list("response_type", flat=True)[1:]:
-            kinds[kind] = kinds.get(kind, 0) + 1
-        report: dict[str, Any] = {
-            "n": n,
-            "questions": len(questions),
-            "provider": "extractive",
-            "warmup_ms": round(warmup_ms, 1),
-            "api_ms": {"p50": round(percentile(round_trips, 0.5), 1), "p95": round(percentile(round_trips, 0.95), 1)},
-            "pipeline_ms": {
-                "p50": round(percentile([float(v or 0) for v in pipeline], 0.5), 1),
-                "p95": round(percentile([float(v or 0) for v in pipeline], 0.95), 1),
-            },
-            "response_types": kinds,
-        }
+        report = _report(timed, questions=questions, warmup_ms=warmup_ms, round_trips=round_trips)
         if streamed:
             report["streamed"] = streamed
-        self.stdout.write(
-            f"POST /api/v1/ask x{n} ({len(questions)} demo questions, extractive, warm-up {report['warmup_ms']} ms excluded)\n"
-            f"  round trip   p50 {report['api_ms']['p50']} ms   p95 {report['api_ms']['p95']} ms\n"
-            f"  answer_question (stored latency) p50 {report['pipeline_ms']['p50']} ms   p95 {report['pipeline_ms']['p95']} ms\n"
-            f"  response types: {kinds}"
-        )
-        for provider, numbers in streamed.items():
-            self.stdout.write(
-                f"  streamed {provider:<15} first text p50 {numbers['first_text_ms']['p50']} ms "
-                f"p95 {numbers['first_text_ms']['p95']} ms   verified answer p50 {numbers['answer_ms']['p50']} ms "
-                f"p95 {numbers['answer_ms']['p95']} ms   ({numbers['n']} answers)"
-            )
+        self._write_report(report)
         if options["json_out"]:
             Path(str(options["json_out"])).write_text(json.dumps(report, ensure_ascii=False, indent=2), "utf-8")
         if not options["keep"]:
             conversation_ids = list(created.values_list("conversation_id", flat=True))
             created.delete()
             Conversation.objects.filter(pk__in=conversation_ids, answers__isnull=True).delete()
+
+    def _write_report(self, report: dict[str, Any]) -> None:
+        """The report as lines on stdout: the plain run, then one line per streaming provider."""
+        self.stdout.write(
+            f"POST /api/v1/ask x{report['n']} ({report['questions']} demo questions, extractive, "
+            f"warm-up {report['warmup_ms']} ms excluded)\n"
+            f"  round trip   p50 {report['api_ms']['p50']} ms   p95 {report['api_ms']['p95']} ms\n"
+            f"  answer_question (stored latency) p50 {report['pipeline_ms']['p50']} ms   p95 {report['pipeline_ms']['p95']} ms\n"
+            f"  response types: {report['response_types']}"
+        )
+        for provider, numbers in report.get("streamed", {}).items():
+            self.stdout.write(
+                f"  streamed {provider:<15} first text p50 {numbers['first_text_ms']['p50']} ms "
+                f"p95 {numbers['first_text_ms']['p95']} ms   verified answer p50 {numbers['answer_ms']['p50']} ms "
+                f"p95 {numbers['answer_ms']['p95']} ms   ({numbers['n']} answers)"
+            )
+
+
+def _report(timed: QuerySet[Answer], *, questions: list[str], warmup_ms: float, round_trips: list[float]) -> dict[str, Any]:
+    """The numbers of the plain run: ``timed`` are its answers, the warm-up first (left out of the percentiles)."""
+    pipeline = [a for a in timed.values_list("latency_ms", flat=True)][1:]  # without warm-up
+    kinds: dict[str, int] = {}
+    for kind in timed.values_list("response_type", flat=True)[1:]:
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return {
+        "n": len(round_trips),
+        "questions": len(questions),
+        "provider": "extractive",
+        "warmup_ms": round(warmup_ms, 1),
+        "api_ms": {"p50": round(percentile(round_trips, 0.5), 1), "p95": round(percentile(round_trips, 0.95), 1)},
+        "pipeline_ms": {
+            "p50": round(percentile([float(v or 0) for v in pipeline], 0.5), 1),
+            "p95": round(percentile([float(v or 0) for v in pipeline], 0.95), 1),
+        },
+        "response_types": kinds,
+    }
 
 
 def _streamed(client: Client, question: str, n: int) -> dict[str, dict]:

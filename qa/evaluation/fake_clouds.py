@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 
 ANTHROPIC = "anthropic"
 GEMINI = "gemini"
@@ -221,72 +221,78 @@ def gemini_chunk(text: str, *, last: bool) -> dict[str, Any]:
 # --- the HTTP side ----------------------------------------------------------------------
 
 
+class _Handler(BaseHTTPRequestHandler):
+    """The fake cloud's replies; ``_handler`` makes one subclass per fake, ``fake`` set."""
+
+    fake: ClassVar[FakeCloud]
+
+    # HTTP/1.0: a streamed reply simply ends when the connection closes.
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test and benchmark output clean
+        pass
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        self.fake.requests.append(body)
+        self.fake.paths.append(self.path)
+        if self.fake.kind == ANTHROPIC and body.get("stream"):
+            self._stream(
+                ("event: %s\ndata: %s\n\n" % (e, json.dumps(d, ensure_ascii=False)))
+                for e, d in anthropic_events(self.fake, body)
+            )
+        elif self.fake.kind == ANTHROPIC:
+            answer = self.fake.answer_for(body)
+            citation = _anthropic_citation(body, answer)
+            block = {"type": "text", "text": answer.text, "citations": [citation] if citation else None}
+            self._json(_anthropic_message(body, answer, [block]))
+        elif "streamGenerateContent" in self.path:
+            pieces = gemini_pieces(self.fake, self.fake.answer_for(body))
+            self._stream(
+                "data: %s\n\n" % json.dumps(gemini_chunk(p, last=i == len(pieces) - 1), ensure_ascii=False)
+                for i, p in enumerate(pieces)
+            )
+        else:
+            self._json(gemini_chunk(gemini_json(self.fake.answer_for(body)), last=True))
+
+    def _json(self, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _stream(self, events: Iterator[str]) -> None:
+        """Send ``events``, pausing between text pieces; record whether all of them went out."""
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        sent = 0
+        try:
+            for event in events:
+                if "text_delta" in event or "streamGenerateContent" in self.path:
+                    if self.fake.fail_after is not None and sent >= self.fake.fail_after:
+                        self._break()
+                        self.fake.streams.append(False)
+                        return
+                    if sent:
+                        time.sleep(self.fake.pause)
+                    sent += 1
+                self.wfile.write(event.encode("utf-8"))
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self.fake.streams.append(False)  # the client closed the stream (stop, or a timeout)
+            return
+        self.fake.streams.append(True)
+
+    def _break(self) -> None:
+        if self.fake.kind == ANTHROPIC:
+            error = {"type": "error", "error": {"type": "overloaded_error", "message": "fake overload"}}
+            self.wfile.write(f"event: error\ndata: {json.dumps(error)}\n\n".encode())
+        # Gemini: the connection just ends before the JSON is complete.
+        self.wfile.flush()
+
+
 def _handler(fake: FakeCloud) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        # HTTP/1.0: a streamed reply simply ends when the connection closes.
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test and benchmark output clean
-            pass
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            body = json.loads(self.rfile.read(length) or b"{}")
-            fake.requests.append(body)
-            fake.paths.append(self.path)
-            if fake.kind == ANTHROPIC and body.get("stream"):
-                self._stream(
-                    ("event: %s\ndata: %s\n\n" % (e, json.dumps(d, ensure_ascii=False)))
-                    for e, d in anthropic_events(fake, body)
-                )
-            elif fake.kind == ANTHROPIC:
-                answer = fake.answer_for(body)
-                citation = _anthropic_citation(body, answer)
-                block = {"type": "text", "text": answer.text, "citations": [citation] if citation else None}
-                self._json(_anthropic_message(body, answer, [block]))
-            elif "streamGenerateContent" in self.path:
-                pieces = gemini_pieces(fake, fake.answer_for(body))
-                self._stream(
-                    "data: %s\n\n" % json.dumps(gemini_chunk(p, last=i == len(pieces) - 1), ensure_ascii=False)
-                    for i, p in enumerate(pieces)
-                )
-            else:
-                self._json(gemini_chunk(gemini_json(fake.answer_for(body)), last=True))
-
-        def _json(self, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _stream(self, events: Iterator[str]) -> None:
-            """Send ``events``, pausing between text pieces; record whether all of them went out."""
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.end_headers()
-            sent = 0
-            try:
-                for event in events:
-                    if "text_delta" in event or "streamGenerateContent" in self.path:
-                        if fake.fail_after is not None and sent >= fake.fail_after:
-                            self._break()
-                            fake.streams.append(False)
-                            return
-                        if sent:
-                            time.sleep(fake.pause)
-                        sent += 1
-                    self.wfile.write(event.encode("utf-8"))
-                    self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                fake.streams.append(False)  # the client closed the stream (stop, or a timeout)
-                return
-            fake.streams.append(True)
-
-        def _break(self) -> None:
-            if fake.kind == ANTHROPIC:
-                error = {"type": "error", "error": {"type": "overloaded_error", "message": "fake overload"}}
-                self.wfile.write(f"event: error\ndata: {json.dumps(error)}\n\n".encode())
-            # Gemini: the connection just ends before the JSON is complete.
-            self.wfile.flush()
-
-    return Handler
+    """A request handler class answering as ``fake``."""
+    return type("Handler", (_Handler,), {"fake": fake})

@@ -403,20 +403,8 @@ class ExtractiveProvider:
                 abstained=True,
                 latency_ms=elapsed_ms(started),
             )
-        # An English question gets the Japanese quotes under an English lead-in.
-        blocks = [AnswerBlock(text=ENGLISH_LEAD_IN + "\n")] if english else []
-        for position, cand in enumerate(chosen):
-            following = chosen[position + 1].shown if position + 1 < len(chosen) else None
-            # A table starts on its own line, so it renders as a table after the sentence introducing it.
-            separator = "" if following is None else "\n" if following.startswith("|") else sentence_separator(cand.shown)
-            blocks.append(
-                AnswerBlock(
-                    text=cand.shown + separator,
-                    citations=[Citation(cand.chunk_index, cand.text, cand.start, cand.end)],
-                )
-            )
         return ProviderAnswer(
-            blocks=blocks,
+            blocks=_quoted_blocks(chosen, english=english),
             provider=self.name,
             model=self.model,
             usage={
@@ -580,15 +568,41 @@ class ExtractiveProvider:
         ``limit`` sentences, no sentence twice.
         """
         threshold = self.threshold if threshold is None else threshold
-        question = part.text
-        # The top sentence may fail the bar while one scored almost as high is close to the
-        # question in meaning (a paraphrase: 「有休を使わずにいると…」 ranks a retention-table
-        # row first, the 有効期限 sentence a hair lower); that one answers rather than nothing.
-        # Only meaning and retrieval agreeing promote a runner-up: close in meaning, and in the
-        # chunk retrieval ranked first (「社員旅行はいつ？」 is near 社員証 only in meaning). Not
-        # across languages, where meaning is compressed and weak evidence on its own.
+        best = self._best(candidates, threshold, english=english)
+        if best is None:
+            return []
+        facts, units = list(part.types), list(part.units)
+        if self._count_unstated(candidates, units, threshold, english=english):
+            return []
+        candidates = [best] + [c for c in candidates if c is not best]
+        chosen = [best]
+        if limit > 1 and _needs_context(best.text, part.text):
+            previous = _previous_in_chunk(candidates, best)
+            if previous is not None:
+                chosen = [previous, best]
+        # The best match names the topic but not the fact asked for (何日 and
+        # no number): the chunk's best sentence that carries it completes it.
+        if facts and len(chosen) < limit and not any(_fact_bonus(c.text, facts, units) for c in chosen):
+            carrier = _fact_carrier(candidates, chosen, facts, units)
+            if carrier is not None:
+                chosen.append(carrier)
+        chosen = self._with_unit_carriers(
+            chosen, candidates, units, limit, threshold, english=english, documents=documents
+        )
+        return self._with_runners_up(chosen, candidates, limit, threshold, english=english)
+
+    def _best(self, candidates: list[_Candidate], threshold: float, *, english: bool) -> _Candidate | None:
+        """The sentence that answers, if any: the top one when it passes, else a runner-up close in meaning.
+
+        The top sentence may fail the bar while one scored almost as high is close to the
+        question in meaning (a paraphrase: 「有休を使わずにいると…」 ranks a retention-table
+        row first, the 有効期限 sentence a hair lower); that one answers rather than nothing.
+        Only meaning and retrieval agreeing promote a runner-up: close in meaning, and in the
+        chunk retrieval ranked first (「社員旅行はいつ？」 is near 社員証 only in meaning). Not
+        across languages, where meaning is compressed and weak evidence on its own.
+        """
         top = candidates[0] if candidates else None
-        best = next(
+        return next(
             (
                 c for c in candidates
                 if top is not None
@@ -601,29 +615,37 @@ class ExtractiveProvider:
             ),
             None,
         )
-        if best is None:
-            return []
-        # 「駐車場は何台分？」: a count of a thing (台, 桁, 文字…) that no answering sentence states
-        # is something the documents do not say; a sentence merely about 駐車場 is no answer.
-        facts, units = list(part.types), list(part.units)
+
+    def _count_unstated(
+        self, candidates: list[_Candidate], units: list[frozenset[str]], threshold: float, *, english: bool
+    ) -> bool:
+        """Whether a count of a thing asked for (台, 桁, 文字…) is stated by no passing sentence.
+
+        「駐車場は何台分？」: such a count is something the documents do not say;
+        a sentence merely about 駐車場 is no answer.
+        """
         counters = [u for u in units if any(x.startswith(COUNTER_PREFIX) for x in u)]
-        if counters:
-            stating = [c for c in candidates if self._passes(c, threshold, english=english)]
-            if any(not any(carries_units(asked, c.text) for c in stating) for asked in counters):
-                return []
-        candidates = [best] + [c for c in candidates if c is not best]
-        chosen = [best]
-        if limit > 1 and _needs_context(best.text, question):
-            previous = _previous_in_chunk(candidates, best)
-            if previous is not None:
-                chosen = [previous, best]
-        # The best match names the topic but not the fact asked for (何日 and
-        # no number): the chunk's best sentence that carries it completes it.
-        if facts and len(chosen) < limit and not any(_fact_bonus(c.text, facts, units) for c in chosen):
-            carrier = _fact_carrier(candidates, chosen, facts, units)
-            if carrier is not None:
-                chosen.append(carrier)
-        # Each quantity asked for (「週何日…月いくら」) gets a sentence stating it, if a good one exists.
+        if not counters:
+            return False
+        stating = [c for c in candidates if self._passes(c, threshold, english=english)]
+        return any(not any(carries_units(asked, c.text) for c in stating) for asked in counters)
+
+    def _with_unit_carriers(
+        self,
+        chosen: list[_Candidate],
+        candidates: list[_Candidate],
+        units: list[frozenset[str]],
+        limit: int,
+        threshold: float,
+        *,
+        english: bool,
+        documents: Sequence[str],
+    ) -> list[_Candidate]:
+        """``chosen`` and, for each quantity asked for (「週何日…月いくら」) it lacks, a good sentence stating it.
+
+        ``candidates[0]`` is the best sentence; at most ``limit`` sentences in all.
+        """
+        best, chosen = candidates[0], list(chosen)
         for asked in units:
             if len(chosen) >= limit or any(carries_units(asked, c.text) for c in chosen):
                 continue
@@ -645,6 +667,16 @@ class ExtractiveProvider:
             )
             if carrier is not None:
                 chosen.append(carrier)
+        return chosen
+
+    def _with_runners_up(
+        self, chosen: list[_Candidate], candidates: list[_Candidate], limit: int, threshold: float, *, english: bool
+    ) -> list[_Candidate]:
+        """``chosen`` and the runners-up after the best (``candidates[0]``) that pass and score close to it.
+
+        Stops at the first that does not; no text twice; at most ``limit`` sentences in all.
+        """
+        best, chosen = candidates[0], list(chosen)
         seen = {fold(c.text) for c in chosen}
         for cand in candidates[1:]:
             if len(chosen) >= limit:
@@ -660,6 +692,22 @@ class ExtractiveProvider:
 
 
 _CONTEXT_OPENERS = re.compile(r"^(これ|それ|あれ|この|その|あの|同|こう|そう|彼|彼女|また、|なお、|しかし|ただし|一方)")
+
+
+def _quoted_blocks(chosen: Sequence[_Candidate], *, english: bool) -> list[AnswerBlock]:
+    """One block per chosen sentence, each citing it; an English question's under an English lead-in."""
+    blocks = [AnswerBlock(text=ENGLISH_LEAD_IN + "\n")] if english else []
+    for position, cand in enumerate(chosen):
+        following = chosen[position + 1].shown if position + 1 < len(chosen) else None
+        # A table starts on its own line, so it renders as a table after the sentence introducing it.
+        separator = "" if following is None else "\n" if following.startswith("|") else sentence_separator(cand.shown)
+        blocks.append(
+            AnswerBlock(
+                text=cand.shown + separator,
+                citations=[Citation(cand.chunk_index, cand.text, cand.start, cand.end)],
+            )
+        )
+    return blocks
 
 
 def _needs_context(sentence: str, question: str) -> bool:
