@@ -226,8 +226,7 @@ def verify(
     _judge_citations(found, presence, quote_checks)
     ratio = _judge_grounding(found, blocks, quote_checks, min_grounded_ratio)
     sentences, unsupported, fit = _judge_content(
-        found, blocks, chunks, answer_text, question=question, meaning=meaning, similarity=fit_similarity,
-        thresholds=fit_thresholds,
+        found, blocks, chunks, answer_text, question, meaning, similarity=fit_similarity, thresholds=fit_thresholds
     )
     if base == "low":
         found.add("low_retrieval", WARNING_LOW_RETRIEVAL)
@@ -291,9 +290,9 @@ def _judge_content(
     blocks: Sequence[Any],
     chunks: Sequence[Any],
     answer_text: str,
-    *,
     question: AskedQuestion | None,
     meaning: MeaningCheck | None,
+    *,
     similarity: float | None,
     thresholds: FitThresholds,
 ) -> tuple[list[SentenceCheck], int, AnswerFit | None]:

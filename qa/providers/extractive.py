@@ -224,45 +224,46 @@ def _sentences(
     sentences: list[_Sentence] = []
     contexts: list[dict[str, float]] = []
     for chunk_index, chunk in enumerate(chunks):
-        headings = [chunk.section, chunk.title]
-        chunk_meanings = meanings[chunk_index] if meanings else []
-        spans = sentence_spans(chunk.text)
-        header: tuple[str, ...] = ()
-        # The heading a sentence stands under: the chunk's own section until a heading line follows.
-        under, under_meaning = tokens(chunk.section.rsplit(">", 1)[-1]), 0.0
-        for position, sentence in enumerate(spans):
-            text = chunk.text[sentence.start : sentence.end]
-            meaning = chunk_meanings[position] if position < len(chunk_meanings) else 0.0
-            if sentence.heading:
-                under, under_meaning = tokens(text), meaning
-            if _TABLE_LINE.match(text):
-                # A table: its header row (the line before |---|) and separator are never answers by
-                # themselves; each row is read with the header's words and shown under it.
-                following = spans[position + 1] if position + 1 < len(spans) else None
-                if _TABLE_SEPARATOR.match(text):
-                    continue
-                if following and _TABLE_SEPARATOR.match(chunk.text[following.start : following.end]):
-                    header = _cells(text)
-                    continue
-                row_tokens = tokens(f"{text} {' '.join(header)}")
-                sentences.append(
-                    _Sentence(
-                        chunk_index, sentence.start, sentence.end, False, text, row_tokens, meaning, header,
-                        under, under_meaning,
-                    )
-                )
-                continue
-            header = ()
-            sentences.append(
-                _Sentence(
-                    chunk_index, sentence.start, sentence.end, sentence.heading, text, tokens(text), meaning, (),
-                    under, under_meaning,
-                )
-            )
-            if sentence.heading:
-                headings.append(text)
+        own = _chunk_sentences(chunk_index, chunk, meanings[chunk_index] if meanings else [])
+        sentences += own
+        headings = [chunk.section, chunk.title] + [s.text for s in own if s.heading]
         contexts.append(tokens(" ".join(h for h in headings if h)))
     return sentences, contexts
+
+
+def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, chunk_meanings: list[float]) -> list[_Sentence]:
+    """The sentences of one chunk, each with its meaning and the heading it stands under; table rows with their header."""
+    sentences: list[_Sentence] = []
+    spans = sentence_spans(chunk.text)
+    header: tuple[str, ...] = ()
+    # The heading a sentence stands under: the chunk's own section until a heading line follows.
+    under, under_meaning = tokens(chunk.section.rsplit(">", 1)[-1]), 0.0
+    for position, sentence in enumerate(spans):
+        text = chunk.text[sentence.start : sentence.end]
+        meaning = chunk_meanings[position] if position < len(chunk_meanings) else 0.0
+        if sentence.heading:
+            under, under_meaning = tokens(text), meaning
+        if _TABLE_LINE.match(text):
+            # A table: its header row (the line before |---|) and separator are never answers by
+            # themselves; each row is read with the header's words and shown under it.
+            following = spans[position + 1] if position + 1 < len(spans) else None
+            if _TABLE_SEPARATOR.match(text):
+                continue
+            if following and _TABLE_SEPARATOR.match(chunk.text[following.start : following.end]):
+                header = _cells(text)
+                continue
+            row_tokens = tokens(f"{text} {' '.join(header)}")
+            sentences.append(
+                _Sentence(chunk_index, sentence.start, sentence.end, False, text, row_tokens, meaning, header,
+                          under, under_meaning)
+            )
+            continue
+        header = ()
+        sentences.append(
+            _Sentence(chunk_index, sentence.start, sentence.end, sentence.heading, text, tokens(text), meaning, (),
+                      under, under_meaning)
+        )
+    return sentences
 
 
 @dataclass(frozen=True)
