@@ -184,7 +184,9 @@ class IndexingQueueAdmin(OfferedFiltersOnly, admin.ModelAdmin):
         if version is None:
             return str(_("（削除された版）"))
         url = reverse("admin:documents_document_change", args=[version.document_id])
-        return format_html('<a href="{}">{}</a> <small>{}</small>', url, version.document.title, version.document.filename)
+        return format_html(
+            '<a href="{}">{}</a> <small>{}</small>', url, version.document.title, version.document.filename
+        )
 
     @admin.display(description=_("版"))
     def version_number(self, task: IndexingTask) -> str:

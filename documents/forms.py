@@ -69,7 +69,6 @@ class DocumentUploadForm(forms.Form):
         help_text=_("選ばなければ全社員が閲覧できます。"),
     )
 
-
     def clean_folder(self) -> str:
         """The folder as the document's name will hold it (``documents.filenames.clean_folder``)."""
         return clean_folder(self.cleaned_data["folder"])

@@ -80,7 +80,9 @@ def indexing_progress(document: Document) -> IndexingProgress | None:
     if latest is None:
         return None
     total = document.chunks.filter(version_id=latest["pk"]).count()
-    return IndexingProgress(version_number=latest["number"], embedded=min(latest["chunks_embedded"], total), total=total)
+    return IndexingProgress(
+        version_number=latest["number"], embedded=min(latest["chunks_embedded"], total), total=total
+    )
 
 
 INDEX_TASK_PATH = "documents.tasks.index_version_task"

@@ -75,7 +75,6 @@ class DocumentUploadInputSerializer(serializers.Serializer):
         help_text="閲覧できるグループ（名前またはID、複数可）。省略すると全社員が閲覧できる",
     )
 
-
     def validate_folder(self, value: str) -> str:
         return clean_folder(value)  # a Django ValidationError: DRF reports it under "folder"
 

@@ -120,7 +120,14 @@ def document_ingest(
 ) -> Document:
     """:func:`version_ingest`, returning the document only."""
     return version_ingest(
-        owner=owner, filename=filename, data=data, title=title, groups=groups, document=document, folder=folder, index=index
+        owner=owner,
+        filename=filename,
+        data=data,
+        title=title,
+        groups=groups,
+        document=document,
+        folder=folder,
+        index=index,
     ).document
 
 
@@ -529,7 +536,9 @@ def _wanted(version_ids: set[int]) -> set[int]:
     return {pk for pk, document_id, number, live_id in rows if pk == live_id or number == latest[document_id]}
 
 
-def _drop_unwanted(versions: list[DocumentVersion], *, dense: DenseIndex, keyword: KeywordIndex) -> list[DocumentVersion]:
+def _drop_unwanted(
+    versions: list[DocumentVersion], *, dense: DenseIndex, keyword: KeywordIndex
+) -> list[DocumentVersion]:
     """``versions`` without those no longer wanted (:func:`_wanted`), which are cancelled."""
     wanted = _wanted({v.pk for v in versions})
     for version in versions:

@@ -139,7 +139,9 @@ def document_upload(request: AuthenticatedHttpRequest) -> HttpResponse:
 # --- one document ---------------------------------------------------------------
 
 
-def _detail_context(request: AuthenticatedHttpRequest, document: Document, replace_form: VersionUploadForm) -> dict[str, Any]:
+def _detail_context(
+    request: AuthenticatedHttpRequest, document: Document, replace_form: VersionUploadForm
+) -> dict[str, Any]:
     versions = list(document.versions.select_related("uploaded_by").defer("text").order_by("-number"))
     # The chunks readers get: the live version's, or (before anything went live) the latest attempt's.
     shown: DocumentVersion | None = next((v for v in versions if v.pk == document.live_version_id), None)
@@ -201,7 +203,9 @@ def document_replace(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse
     if form.is_valid():
         uploaded = form.cleaned_data["file"]
         try:
-            result = version_ingest(owner=request.user, filename=uploaded.name, data=read_upload(uploaded), document=document)
+            result = version_ingest(
+                owner=request.user, filename=uploaded.name, data=read_upload(uploaded), document=document
+            )
         except ValidationError as exc:
             form.add_error("file", exc)
         else:

@@ -56,7 +56,7 @@ _VERB_STEM = re.compile(f"(?<![{_KANJI}0-9])([{_KANJI}])[{_HIRAGANA}]")
 _NOUN_BEFORE_PARTICLE = re.compile("(?:は|が|って)")
 # Stems that ask, get or give rather than name the topic (教えて, 知りたい, 出る, 使える), and
 # nouns of time and place before a particle (何日前まで, 月に, 年の).
-_NOT_TOPIC_STEMS = frozenset("教知聞分言見思行来出入使取持良得貰受休" "前後中上下内外時日月年毎今次")
+_NOT_TOPIC_STEMS = frozenset("教知聞分言見思行来出入使取持良得貰受休前後中上下内外時日月年毎今次")
 _ENGLISH_FUNCTION_WORDS = frozenset(
     "a an and any are as at be by can could do does did for from get has have how i if in is it its many much "
     "me my of on or our should so the their there this that to was we were what when where which who whom whose "
@@ -115,7 +115,9 @@ def is_generic(text: str, documents: Mapping[int, Sequence[str]], *, spellings: 
     return is_short(text) and generic_terms(content_terms(text), documents, spellings=spellings)
 
 
-def generic_terms(terms: Sequence[str], documents: Mapping[int, Sequence[str]], *, spellings: Sequence[str] = ()) -> bool:
+def generic_terms(
+    terms: Sequence[str], documents: Mapping[int, Sequence[str]], *, spellings: Sequence[str] = ()
+) -> bool:
     """:func:`is_generic` for a short question's ``terms`` (:func:`content_terms`), already read."""
     facets_only = bool(terms) and all(is_facet(term) for term in terms)
     if len(terms) > 1 and not facets_only:

@@ -112,9 +112,9 @@ def sse_event(name: str, data: Any) -> bytes:
 
 EVENT_STREAM_DESCRIPTION = (
     "`Accept: text/event-stream` のとき（本文は同じ JSON）、回答をストリームで返す（`text/event-stream`）。\n\n"
-    "- `event: delta` / `data: {\"text\": \"...\"}`: 生成中の回答文の断片（届いた順）。引用の検証前の下書き。\n"
+    '- `event: delta` / `data: {"text": "..."}`: 生成中の回答文の断片（届いた順）。引用の検証前の下書き。\n'
     "- `event: answer` / `data`: 検証済みの回答。通常の呼び出しが返す JSON と同じ（保存された回答と同一）。最後に1回だけ。\n"
-    "- `event: error` / `data: {\"detail\": \"...\"}`: 回答できなかった（入力エラーなどは HTTP ステータスも同じ）。"
+    '- `event: error` / `data: {"detail": "..."}`: 回答できなかった（入力エラーなどは HTTP ステータスも同じ）。'
     "回答の生成に失敗した場合は保存された回答を `answer` に含む。\n"
     "- `: keepalive`: 何も届かない間のコメント行。\n\n"
     "クラウドの回答生成が失敗・時間切れのときは、文書の該当箇所をそのまま示す回答（警告つき、要確認）が `answer` で届く。"
@@ -181,7 +181,9 @@ def _answer_stream(
     request: Request, text: str, conversation: Conversation | None, document: Document | None
 ) -> StreamingHttpResponse:
     """The answer as events. Waits for the first one, so that refused input is a 400 (503) as in a plain call."""
-    events = streaming.answer_question_stream(user=request.user, text=text, conversation=conversation, document=document)
+    events = streaming.answer_question_stream(
+        user=request.user, text=text, conversation=conversation, document=document
+    )
     try:
         first = next(event for event in events if event is not None)
     except DjangoValidationError as exc:

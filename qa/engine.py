@@ -109,7 +109,9 @@ class HybridEngine:
     def _dense_hits(self, query_vector: Any, version_ids: list[int] | None) -> list[tuple[int, float]]:
         where = None
         if version_ids is not None:
-            where = {"version_id": {"$in": list(version_ids)}} if len(version_ids) > 1 else {"version_id": version_ids[0]}
+            where = (
+                {"version_id": {"$in": list(version_ids)}} if len(version_ids) > 1 else {"version_id": version_ids[0]}
+            )
         hits = self.dense.search(query_vector, n=self.config.candidates, where=where)
         return [(h.chunk_id, h.similarity) for h in hits]
 
@@ -126,7 +128,11 @@ class HybridEngine:
             return weighted_rrf(dense_hits, keyword_hits, k=cfg.rrf_k)
         if cfg.fusion == "rrf":
             return weighted_rrf(
-                dense_hits, keyword_hits, dense_weight=cfg.dense_weight, keyword_weight=1 - cfg.dense_weight, k=cfg.rrf_k
+                dense_hits,
+                keyword_hits,
+                dense_weight=cfg.dense_weight,
+                keyword_weight=1 - cfg.dense_weight,
+                k=cfg.rrf_k,
             )
         return score_fusion(
             dense_hits,

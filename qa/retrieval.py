@@ -200,9 +200,7 @@ def _retrieve(
     # The corpus's own terms for the question's words (qa.vocabulary), among what the user may read:
     # kana and variant spellings are written as the documents write them, meanings are added.
     matches = (
-        vocabulary_matches(query, version_ids=version_ids, english=english)
-        if settings.RAG_VOCABULARY_EXPANSION
-        else []
+        vocabulary_matches(query, version_ids=version_ids, english=english) if settings.RAG_VOCABULARY_EXPANSION else []
     )
     written = written_as_documents(query, matches)
     expansion = expand(written, rules=dictionary_rules(), llm=llm)

@@ -172,9 +172,7 @@ def _check_targets(user: User, conversation: Conversation | None, document: Docu
         raise ValidationError({"document": _("この文書は見つかりません。")}, code="not_found")
 
 
-def _new_answer(
-    *, user: User, text: str, search_query: str, result: SearchResult, document: Document | None
-) -> Answer:
+def _new_answer(*, user: User, text: str, search_query: str, result: SearchResult, document: Document | None) -> Answer:
     """The answer row (not saved yet) holding the question and what its search found."""
     return Answer(
         user=user,

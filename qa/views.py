@@ -195,7 +195,9 @@ def _ask_stream(
     """
     status = 400
     if not errors:
-        events = streaming.answer_question_stream(user=request.user, text=text, conversation=conversation, document=document)
+        events = streaming.answer_question_stream(
+            user=request.user, text=text, conversation=conversation, document=document
+        )
         try:
             first = next(event for event in events if event is not None)
         except ValidationError as exc:
@@ -216,14 +218,18 @@ def _chat_event(name: str, data: dict[str, Any]) -> bytes:
 
 
 def _chat_events(
-    request: AuthenticatedHttpRequest, first: streaming.StreamEvent, events: Generator[streaming.StreamEvent, None, None]
+    request: AuthenticatedHttpRequest,
+    first: streaming.StreamEvent,
+    events: Generator[streaming.StreamEvent, None, None],
 ) -> Iterator[bytes]:
     try:
         for event in itertools.chain([first], events):
             if isinstance(event, streaming.Delta):
                 yield _chat_event("delta", {"text": event.text})
             elif isinstance(event, streaming.Done):
-                html = render_to_string("qa/partials/_ask_response.html", _ask_response_context(request, event.answer), request)
+                html = render_to_string(
+                    "qa/partials/_ask_response.html", _ask_response_context(request, event.answer), request
+                )
                 yield _chat_event("answer", {"html": html, "url": _conversation_url(event.answer.conversation)})
             else:
                 yield streaming.HEARTBEAT

@@ -93,7 +93,9 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
         + _by_word_reading(words, by_reading, vocabulary, df)
     )
     reached = {m.word for m in matches}
-    unknown = [w for w in _meaning_candidates(text, words, english) if w not in reached and not _used(w, vocabulary, df)]
+    unknown = [
+        w for w in _meaning_candidates(text, words, english) if w not in reached and not _used(w, vocabulary, df)
+    ]
     matches += _by_meaning(unknown, vocabulary, df, folded)
     seen: set[str] = set()
     kept = [m for m in matches if m.term not in seen and not seen.add(m.term)]  # type: ignore[func-returns-value]

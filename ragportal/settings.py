@@ -186,7 +186,10 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_THROTTLE_RATES": {"ask": env_str("RAG_ASK_RATE", "30/min"), "health": env_str("RAG_HEALTH_RATE", "60/min")},
+    "DEFAULT_THROTTLE_RATES": {
+        "ask": env_str("RAG_ASK_RATE", "30/min"),
+        "health": env_str("RAG_HEALTH_RATE", "60/min"),
+    },
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "ragportal API",

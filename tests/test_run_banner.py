@@ -46,7 +46,9 @@ def test_the_banner_shows_the_address_it_is_given(tmp_path, monkeypatch):
 
 
 @pytest.mark.django_db
-def test_the_first_run_counts_each_new_demo_document_as_created_even_with_older_versions(tmp_path, monkeypatch, settings):
+def test_the_first_run_counts_each_new_demo_document_as_created_even_with_older_versions(
+    tmp_path, monkeypatch, settings
+):
     """Issue 25 item 10: a document imported with its history was reported as updated on an empty database."""
     from documents.management.commands import load_demo
     from documents.models import Document

@@ -47,9 +47,7 @@ _ASKS: dict[str, re.Pattern[str]] = {
         r"何(日|時間|回|年|ヶ月|か月|カ月|円|人|%|割|泊|枚|個|件|名|分|歳|時|週|万|倍|度)|いくら|いくつ|"
         r"どのくらい|どれくらい|どれだけ|上限|金額|\bhow (many|much|long|often|old)\b|\blimit\b|\bmaximum\b"
     ),
-    CONTACT: re.compile(
-        r"誰|だれ|どこ|連絡先|窓口|問い?合わせ|担当|\bwho\b|\bwhere\b|\bcontact\b|\bwhom\b"
-    ),
+    CONTACT: re.compile(r"誰|だれ|どこ|連絡先|窓口|問い?合わせ|担当|\bwho\b|\bwhere\b|\bcontact\b|\bwhom\b"),
     NUMBER: re.compile(r"電話番号|内線|番号|アドレス|\bphone\b|\bnumber\b|\be-?mail\b|\baddress\b|\burl\b"),
     STEPS: re.compile(
         r"どうすれば|どうしたら|どうやって|どのように|手順|方法|やり方|手続|申請するには|\bhow (do|to|can|should)\b|"
@@ -104,7 +102,10 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
         frozenset({"clock"}),
     ),
     (re.compile(r"何歳|\bwhat age\b|\bhow old\b"), frozenset({"age"})),
-    (re.compile(r"何営業日|何日|\bhow many days\b|\b(what|which) day of the month\b"), frozenset({"day", "business_day"})),
+    (
+        re.compile(r"何営業日|何日|\bhow many days\b|\b(what|which) day of the month\b"),
+        frozenset({"day", "business_day"}),
+    ),
     (re.compile(r"何ヶ月|何か月|何カ月|\bhow many months\b"), frozenset({"month"})),
     (re.compile(r"何年"), frozenset({"year"})),
     (re.compile(r"何回|\bhow (many times|often)\b"), frozenset({"times"})),

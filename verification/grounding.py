@@ -33,6 +33,7 @@ def is_lead_in(text: str) -> bool:
     """True when ``text`` is (only) the English lead-in."""
     return text.strip() == ENGLISH_LEAD_IN
 
+
 # Polite openings that models put in front of the abstention sentence.
 _APOLOGIES = ("申し訳ございませんが", "申し訳ありませんが", "恐れ入りますが", "sorry", "i'm sorry", "i am sorry")
 # Cheap pre-check (most sentences are not abstentions): a word both messages must contain.

@@ -59,23 +59,50 @@ _CJK_RE = re.compile(f"[{_KANJI_CLASS}{_KATAKANA_CLASS}\u3041-\u309f]")
 _LATIN_LETTER_RE = re.compile("[A-Za-z]")
 _CONTENT_RUN_RE = re.compile(f"[{_KANJI_CLASS}{_KATAKANA_CLASS}a-z]+")
 
-__all__ = ["Evidence", "EvidencePiece", "SentenceSupport", "check_sentence", "check_support",
-           "extract_quantities", "split_sentences"]
+__all__ = [
+    "Evidence",
+    "EvidencePiece",
+    "SentenceSupport",
+    "check_sentence",
+    "check_support",
+    "extract_quantities",
+    "split_sentences",
+]
 
 
 # --- Evidence -----------------------------------------------------------------
 
 # Words an answer adds around its claims that the evidence need not contain.
 _STOCK_WORDS = (
-    "以下", "下記", "上記", "記載", "資料", "文書", "出典", "参照", "回答", "質問", "確認", "記述", "内容",
-    "該当", "情報", "参考", "詳細", "詳しく", "以上", "次", "通り", "ドキュメント", "ファイル", "ページ",
+    "以下",
+    "下記",
+    "上記",
+    "記載",
+    "資料",
+    "文書",
+    "出典",
+    "参照",
+    "回答",
+    "質問",
+    "確認",
+    "記述",
+    "内容",
+    "該当",
+    "情報",
+    "参考",
+    "詳細",
+    "詳しく",
+    "以上",
+    "次",
+    "通り",
+    "ドキュメント",
+    "ファイル",
+    "ページ",
 )
 _STOCK_RE = re.compile("|".join(sorted(map(re.escape, _STOCK_WORDS), key=len, reverse=True)))
 _QUOTED_RE = re.compile(r"[「『“\"]([^「」『』“”\"\n]{1,60})[」』”\"]")
 _LATIN_TOKEN_RE = re.compile(r"[a-z][a-z0-9]*(?:[\-_.][a-z0-9]+)*")
-_CITATION_STRIP_RE = re.compile(
-    r"[(（\[［](?:[^()（）\[\]［］\n]{0,120})[)）\]］]"
-)
+_CITATION_STRIP_RE = re.compile(r"[(（\[［](?:[^()（）\[\]［］\n]{0,120})[)）\]］]")
 _MARKDOWN_RE = re.compile(r"^\s*(?:[-*・•]|#+|\d+[.)])\s*|\*\*|__|`")
 _ENGLISH_STOPWORDS = frozenset(
     "a an the of to in on at for from by with and or is are was were be been it its this that these those "
@@ -350,9 +377,7 @@ def check_support(
     index = Evidence(evidence, names=sources)
     spans = split_sentences(answer)
     subject = subject_terms([answer[s:e] for s, e in spans], question)
-    return [
-        check_sentence(answer[s:e], index, start=s, thresholds=thresholds, subject=subject) for s, e in spans
-    ]
+    return [check_sentence(answer[s:e], index, start=s, thresholds=thresholds, subject=subject) for s, e in spans]
 
 
 class SubjectTerms:
@@ -391,8 +416,10 @@ def _terms(text: str) -> frozenset[str]:
     _quantities, rest = scan_quantities(_strip_citations(nfkc(text)))
     return frozenset(
         _weighed_form(term)
-        for run in _content_runs(rest) if not run.isascii()
-        for term in _SCRIPT_RUN_RE.findall(run) if len(term) >= 2
+        for run in _content_runs(rest)
+        if not run.isascii()
+        for term in _SCRIPT_RUN_RE.findall(run)
+        if len(term) >= 2
     )
 
 
@@ -419,8 +446,17 @@ def check_sentence(
     if j.claim and (j.unsure or not supported) and not evidence.empty:
         closest = evidence.closest_sentence(sentence)[0]
     return SentenceSupport(
-        sentence, start, start + len(sentence), supported, reason, j.claim, j.missing or [], j.coverage,
-        round(j.score, 2), j.unsure, closest,
+        sentence,
+        start,
+        start + len(sentence),
+        supported,
+        reason,
+        j.claim,
+        j.missing or [],
+        j.coverage,
+        round(j.score, 2),
+        j.unsure,
+        closest,
     )
 
 
@@ -443,7 +479,9 @@ def _strict(supported: bool, reason: str, missing: list[str] | None = None) -> _
     return _Judgement(supported, reason, missing, score=0.0 if supported else STRICT_SCORE)
 
 
-def _judge(sentence: str, evidence: Evidence, thresholds: SupportThresholds, subject: SubjectTerms | frozenset[str]) -> _Judgement:
+def _judge(
+    sentence: str, evidence: Evidence, thresholds: SupportThresholds, subject: SubjectTerms | frozenset[str]
+) -> _Judgement:
     """The checks of the module docstring, in order: the first that fails decides.
 
     Abstentions and sentences with no quantity and under two content
@@ -459,9 +497,7 @@ def _judge(sentence: str, evidence: Evidence, thresholds: SupportThresholds, sub
     if evidence.empty:
         return _strict(False, "no_evidence")
 
-    missing_numbers = [
-        q.text for q in quantities if not quantity_in(q, evidence.quantities) and not _is_count(q, body)
-    ]
+    missing_numbers = [q.text for q in quantities if not quantity_in(q, evidence.quantities) and not _is_count(q, body)]
     if missing_numbers:
         return _strict(False, "number_not_in_evidence", missing_numbers)
     # An English sentence may name the Japanese system or term it is about (勤怠くん);
@@ -531,7 +567,9 @@ def _swapped(quantities: list[Quantity], evidence: Evidence, body: str) -> list[
 def _near(q: Quantity, probes: set[str], evidence: Evidence) -> bool:
     """Does some occurrence of ``q`` in the evidence have one of ``probes`` in its context?"""
     return any(
-        states(e, q) and any(p in piece.context(e) for p in probes) for piece in evidence.pieces for e in piece.quantities
+        states(e, q) and any(p in piece.context(e) for p in probes)
+        for piece in evidence.pieces
+        for e in piece.quantities
     )
 
 
@@ -544,7 +582,8 @@ def _missing_quotes(body: str, evidence: Evidence) -> _Judgement | None:
 def _english_overlap(body: str, evidence: Evidence) -> _Judgement:
     """An English sentence against evidence not in Japanese: enough of its content words (stemmed) must occur."""
     words = [
-        w for w in _LATIN_TOKEN_RE.findall(fold_nfkc(body, keep_whitespace=True))
+        w
+        for w in _LATIN_TOKEN_RE.findall(fold_nfkc(body, keep_whitespace=True))
         if len(w) > 2 and w not in _ENGLISH_STOPWORDS
     ]
     if not words:
@@ -557,7 +596,10 @@ def _english_overlap(body: str, evidence: Evidence) -> _Judgement:
 
 
 def _content_overlap(
-    body: str, content: list[str], evidence: Evidence, thresholds: SupportThresholds,
+    body: str,
+    content: list[str],
+    evidence: Evidence,
+    thresholds: SupportThresholds,
     subject: SubjectTerms | frozenset[str],
 ) -> _Judgement:
     """A Japanese (or mixed) sentence: no unknown Latin name, little invented, no negation flipped.
@@ -711,9 +753,7 @@ def _said_about(q: Quantity, content: list[str], evidence: Evidence) -> bool:
 def _strip_citations(text: str) -> str:
     """Drop what cites rather than claims: file names, citation brackets, Markdown markers (NFKC text in)."""
     if _BRACKET_RE.search(text):
-        text = _CITATION_STRIP_RE.sub(
-            lambda m: " " if looks_like_citation(m.group(0)) else m.group(0), text
-        )
+        text = _CITATION_STRIP_RE.sub(lambda m: " " if looks_like_citation(m.group(0)) else m.group(0), text)
     if "." in text:
         for name in file_names_in(text):
             text = text.replace(name, " ")
@@ -730,11 +770,27 @@ def _content_runs(rest: str) -> list[str]:
 
 _SCRIPT_RUN_RE = re.compile(f"[a-z]+|[{_KATAKANA_CLASS}]+|[{_KANJI_CLASS}]+")
 # Katakana words an answer uses generically, not as names of things.
-_GENERIC_KATAKANA = frozenset({
-    "システム", "ルール", "ケース", "ポイント", "サービス", "ツール", "データ", "メール",
-    # Units: the number they measure is checked by the quantity rule.
-    "メートル", "キロメートル", "センチメートル", "ミリメートル", "キログラム", "グラム", "パーセント", "リットル",
-})
+_GENERIC_KATAKANA = frozenset(
+    {
+        "システム",
+        "ルール",
+        "ケース",
+        "ポイント",
+        "サービス",
+        "ツール",
+        "データ",
+        "メール",
+        # Units: the number they measure is checked by the quantity rule.
+        "メートル",
+        "キロメートル",
+        "センチメートル",
+        "ミリメートル",
+        "キログラム",
+        "グラム",
+        "パーセント",
+        "リットル",
+    }
+)
 # Kanji suffixes that turn any word into an adjective/noun (基本的, 可能性) or a
 # time/place phrase (経過後, 期間内), and common words of answers that name nothing.
 _KANJI_SUFFIXES = "的性化等中上後前間内外"

@@ -152,7 +152,9 @@ class Verdict:
             sentences=_read_rows(SentenceCheck, data.get("sentences")),
             replaced_text=data.get("replaced_text") or None,
             retrieval_confidence=str(data.get("retrieval_confidence") or "low"),
-            warning_templates=[t for t in data.get("warning_templates") or [] if isinstance(t, dict) and t.get("template")],
+            warning_templates=[
+                t for t in data.get("warning_templates") or [] if isinstance(t, dict) and t.get("template")
+            ],
             confidence_steps=[list(step) for step in data.get("confidence_steps") or []],
         )
 
@@ -174,7 +176,9 @@ class Verdict:
     @classmethod
     def abstention(cls, *, retrieval: str = "low") -> Verdict:
         """Nothing to answer from: ``not_found`` (and ``low_retrieval`` when retrieval was weak)."""
-        return cls._without_answer(["not_found", *(["low_retrieval"] if retrieval == "low" else [])], retrieval=retrieval)
+        return cls._without_answer(
+            ["not_found", *(["low_retrieval"] if retrieval == "low" else [])], retrieval=retrieval
+        )
 
     @classmethod
     def clarification(cls, *, retrieval: str = "low") -> Verdict:
@@ -310,7 +314,10 @@ def _judge_content(
     fit = None
     if question is not None:
         fit = answer_fit(
-            question, answer_text, context=_cited_sections(blocks, chunks), similarity=similarity,
+            question,
+            answer_text,
+            context=_cited_sections(blocks, chunks),
+            similarity=similarity,
             thresholds=thresholds,
         )
         if not fit.fits:
@@ -322,7 +329,8 @@ def _cited_sections(blocks: Sequence[Any], chunks: Sequence[Any]) -> str:
     """Headings of the chunks the answer cites: what its quotes stand under."""
     indexes = {c.chunk_index for block in blocks for c in block.citations or ()}
     return "\n".join(
-        str(getattr(chunks[i], "section", "") or "") for i in sorted(x for x in indexes if _chunk_at(chunks, x) is not None)
+        str(getattr(chunks[i], "section", "") or "")
+        for i in sorted(x for x in indexes if _chunk_at(chunks, x) is not None)
     )
 
 
@@ -330,8 +338,15 @@ def _cited_sections(blocks: Sequence[Any], chunks: Sequence[Any]) -> str:
 # ``supported`` was not marked).
 _ROW_DEFAULTS: dict[str, dict[str, Any]] = {
     "SentenceCheck": {"text": "", "start": None, "end": None, "supported": True, "reason": ""},
-    "QuoteCheck": {"block": 0, "citation": 0, "chunk_index": None, "verified": False, "start": None, "end": None,
-                   "reason": ""},
+    "QuoteCheck": {
+        "block": 0,
+        "citation": 0,
+        "chunk_index": None,
+        "verified": False,
+        "start": None,
+        "end": None,
+        "reason": "",
+    },
 }
 
 
@@ -464,9 +479,7 @@ def _check_sentences(
     block_spans: list[tuple[int, int, frozenset[int]]] = []
     offset = 0
     for block in blocks:
-        cited = frozenset(
-            c.chunk_index for c in block.citations or () if _chunk_at(chunks, c.chunk_index) is not None
-        )
+        cited = frozenset(c.chunk_index for c in block.citations or () if _chunk_at(chunks, c.chunk_index) is not None)
         block_spans.append((offset, offset + len(block.text), cited))
         offset += len(block.text)
     every = frozenset(range(len(chunks)))

@@ -7,87 +7,145 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('auth', '0012_alter_user_first_name_max_length'),
+        ("auth", "0012_alter_user_first_name_max_length"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Document',
+            name="Document",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(max_length=255, verbose_name='タイトル')),
-                ('filename', models.CharField(max_length=255, unique=True, verbose_name='ファイル名')),
-                ('status', models.CharField(choices=[('pending', '待機中'), ('indexing', '索引作成中'), ('ready', '利用可能'), ('failed', '失敗')], db_index=True, default='pending', max_length=16, verbose_name='状態')),
-                ('status_message', models.TextField(blank=True, verbose_name='状態の詳細')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('groups', models.ManyToManyField(blank=True, related_name='documents', to='auth.group', verbose_name='閲覧グループ')),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='owned_documents', to=settings.AUTH_USER_MODEL, verbose_name='所有者')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("title", models.CharField(max_length=255, verbose_name="タイトル")),
+                ("filename", models.CharField(max_length=255, unique=True, verbose_name="ファイル名")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "待機中"),
+                            ("indexing", "索引作成中"),
+                            ("ready", "利用可能"),
+                            ("failed", "失敗"),
+                        ],
+                        db_index=True,
+                        default="pending",
+                        max_length=16,
+                        verbose_name="状態",
+                    ),
+                ),
+                ("status_message", models.TextField(blank=True, verbose_name="状態の詳細")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "groups",
+                    models.ManyToManyField(
+                        blank=True, related_name="documents", to="auth.group", verbose_name="閲覧グループ"
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="owned_documents",
+                        to=settings.AUTH_USER_MODEL,
+                        verbose_name="所有者",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': '文書',
-                'verbose_name_plural': '文書',
-                'ordering': ['filename'],
+                "verbose_name": "文書",
+                "verbose_name_plural": "文書",
+                "ordering": ["filename"],
             },
         ),
         migrations.CreateModel(
-            name='DocumentVersion',
+            name="DocumentVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('file', models.FileField(max_length=500, upload_to=documents.models.version_upload_to)),
-                ('original_name', models.CharField(max_length=255)),
-                ('sha256', models.CharField(db_index=True, max_length=64)),
-                ('size', models.PositiveIntegerField(default=0)),
-                ('encoding', models.CharField(blank=True, max_length=32)),
-                ('text', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('indexed_at', models.DateTimeField(blank=True, null=True)),
-                ('embedding_model', models.CharField(blank=True, max_length=64)),
-                ('error', models.TextField(blank=True)),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='versions', to='documents.document')),
-                ('uploaded_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("number", models.PositiveIntegerField()),
+                ("file", models.FileField(max_length=500, upload_to=documents.models.version_upload_to)),
+                ("original_name", models.CharField(max_length=255)),
+                ("sha256", models.CharField(db_index=True, max_length=64)),
+                ("size", models.PositiveIntegerField(default=0)),
+                ("encoding", models.CharField(blank=True, max_length=32)),
+                ("text", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("indexed_at", models.DateTimeField(blank=True, null=True)),
+                ("embedding_model", models.CharField(blank=True, max_length=64)),
+                ("error", models.TextField(blank=True)),
+                (
+                    "document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="versions", to="documents.document"
+                    ),
+                ),
+                (
+                    "uploaded_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': '版',
-                'verbose_name_plural': '版',
-                'ordering': ['document', '-number'],
+                "verbose_name": "版",
+                "verbose_name_plural": "版",
+                "ordering": ["document", "-number"],
             },
         ),
         migrations.AddField(
-            model_name='document',
-            name='live_version',
-            field=models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='documents.documentversion', verbose_name='公開版'),
+            model_name="document",
+            name="live_version",
+            field=models.OneToOneField(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="documents.documentversion",
+                verbose_name="公開版",
+            ),
         ),
         migrations.CreateModel(
-            name='Chunk',
+            name="Chunk",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('ordinal', models.PositiveIntegerField()),
-                ('heading_path', models.CharField(blank=True, max_length=500)),
-                ('text', models.TextField()),
-                ('start', models.PositiveIntegerField()),
-                ('end', models.PositiveIntegerField()),
-                ('document', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='chunks', to='documents.document')),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='chunks', to='documents.documentversion')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("ordinal", models.PositiveIntegerField()),
+                ("heading_path", models.CharField(blank=True, max_length=500)),
+                ("text", models.TextField()),
+                ("start", models.PositiveIntegerField()),
+                ("end", models.PositiveIntegerField()),
+                (
+                    "document",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="chunks", to="documents.document"
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="chunks",
+                        to="documents.documentversion",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'チャンク',
-                'verbose_name_plural': 'チャンク',
-                'ordering': ['version', 'ordinal'],
+                "verbose_name": "チャンク",
+                "verbose_name_plural": "チャンク",
+                "ordering": ["version", "ordinal"],
             },
         ),
         migrations.AddConstraint(
-            model_name='documentversion',
-            constraint=models.UniqueConstraint(fields=('document', 'number'), name='unique_version_number'),
+            model_name="documentversion",
+            constraint=models.UniqueConstraint(fields=("document", "number"), name="unique_version_number"),
         ),
         migrations.AddConstraint(
-            model_name='chunk',
-            constraint=models.UniqueConstraint(fields=('version', 'ordinal'), name='unique_chunk_ordinal'),
+            model_name="chunk",
+            constraint=models.UniqueConstraint(fields=("version", "ordinal"), name="unique_chunk_ordinal"),
         ),
     ]

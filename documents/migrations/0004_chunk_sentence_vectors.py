@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('documents', '0003_chunk_fts'),
+        ("documents", "0003_chunk_fts"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='chunk',
-            name='sentence_vectors',
+            model_name="chunk",
+            name="sentence_vectors",
             field=models.BinaryField(blank=True, null=True),
         ),
     ]

@@ -4,25 +4,30 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('documents', '0004_chunk_sentence_vectors'),
+        ("documents", "0004_chunk_sentence_vectors"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='documentversion',
-            name='chunks_embedded',
+            model_name="documentversion",
+            name="chunks_embedded",
             field=models.PositiveIntegerField(default=0, editable=False),
         ),
         migrations.AddField(
-            model_name='documentversion',
-            name='index_attempts',
+            model_name="documentversion",
+            name="index_attempts",
             field=models.PositiveSmallIntegerField(default=0, editable=False),
         ),
         migrations.AlterField(
-            model_name='document',
-            name='status',
-            field=models.CharField(choices=[('pending', '待機中'), ('indexing', '索引作成中'), ('ready', '公開中'), ('failed', '失敗')], db_index=True, default='pending', max_length=16, verbose_name='状態'),
+            model_name="document",
+            name="status",
+            field=models.CharField(
+                choices=[("pending", "待機中"), ("indexing", "索引作成中"), ("ready", "公開中"), ("failed", "失敗")],
+                db_index=True,
+                default="pending",
+                max_length=16,
+                verbose_name="状態",
+            ),
         ),
     ]

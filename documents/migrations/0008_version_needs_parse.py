@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('documents', '0007_tree_document_name_key'),
+        ("documents", "0007_tree_document_name_key"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='documentversion',
-            name='needs_parse',
+            model_name="documentversion",
+            name="needs_parse",
             field=models.BooleanField(default=False, editable=False),
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('documents', '0008_version_needs_parse'),
+        ("documents", "0008_version_needs_parse"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='documentversion',
-            name='body_chars',
+            model_name="documentversion",
+            name="body_chars",
             field=models.PositiveIntegerField(blank=True, editable=False, null=True),
         ),
     ]

@@ -5,38 +5,49 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('documents', '0009_version_body_chars'),
+        ("documents", "0009_version_body_chars"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Term',
+            name="Term",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('text', models.CharField(max_length=64, unique=True)),
-                ('reading', models.CharField(blank=True, db_index=True, max_length=128)),
-                ('normalized', models.CharField(blank=True, db_index=True, max_length=64)),
-                ('vector', models.BinaryField(blank=True, null=True)),
-                ('embedding_model', models.CharField(blank=True, max_length=64)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("text", models.CharField(max_length=64, unique=True)),
+                ("reading", models.CharField(blank=True, db_index=True, max_length=128)),
+                ("normalized", models.CharField(blank=True, db_index=True, max_length=64)),
+                ("vector", models.BinaryField(blank=True, null=True)),
+                ("embedding_model", models.CharField(blank=True, max_length=64)),
             ],
             options={
-                'verbose_name': '用語',
-                'verbose_name_plural': '用語',
+                "verbose_name": "用語",
+                "verbose_name_plural": "用語",
             },
         ),
         migrations.CreateModel(
-            name='VersionTerm',
+            name="VersionTerm",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('count', models.PositiveIntegerField(default=1)),
-                ('in_heading', models.BooleanField(default=False)),
-                ('term', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='uses', to='documents.term')),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='terms', to='documents.documentversion')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("count", models.PositiveIntegerField(default=1)),
+                ("in_heading", models.BooleanField(default=False)),
+                (
+                    "term",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="uses", to="documents.term"
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="terms",
+                        to="documents.documentversion",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('version', 'term'), name='unique_version_term')],
+                "constraints": [models.UniqueConstraint(fields=("version", "term"), name="unique_version_term")],
             },
         ),
     ]

@@ -126,7 +126,9 @@ class Command(BaseCommand):
             )
 
 
-def _report(timed: QuerySet[Answer], *, questions: list[str], warmup_ms: float, round_trips: list[float]) -> dict[str, Any]:
+def _report(
+    timed: QuerySet[Answer], *, questions: list[str], warmup_ms: float, round_trips: list[float]
+) -> dict[str, Any]:
     """The numbers of the plain run: ``timed`` are its answers, the warm-up first (left out of the percentiles)."""
     pipeline = [a for a in timed.values_list("latency_ms", flat=True)][1:]  # without warm-up
     kinds: dict[str, int] = {}

@@ -74,7 +74,9 @@ def _fill(
     items, vecs = [], []
     for n in range(size):
         src = base[n % len(base)]
-        items.append(IndexItem(n + 1, n // 4 + 1, n // 4 + 1, src.heading_path, src.text, f"{src.title} #{n // len(base)}"))
+        items.append(
+            IndexItem(n + 1, n // 4 + 1, n // 4 + 1, src.heading_path, src.text, f"{src.title} #{n // len(base)}")
+        )
         v = base_vectors[n % len(base)] + (noise.normal(0, 0.01, base_vectors.shape[1]) if n >= len(base) else 0)
         vecs.append(v / np.linalg.norm(v))
     for i in range(0, size, 2000):

@@ -44,7 +44,9 @@ def _bigrams(text: str) -> list[str]:
     return [text[i : i + 2] for i in range(len(text) - 1)]
 
 
-def _bm25_order(question: str, paragraphs: list[dict], corpus_df: Counter, corpus_size: int, avg_len: float) -> list[dict]:
+def _bm25_order(
+    question: str, paragraphs: list[dict], corpus_df: Counter, corpus_size: int, avg_len: float
+) -> list[dict]:
     """Paragraphs sorted by a char-bigram BM25 score against the question (best first)."""
     query = set(_bigrams(question))
     scored = []
@@ -105,7 +107,9 @@ class _Data:
 
 def _as_chunks(paragraphs: list[dict]) -> list[RetrievedChunk]:
     return [
-        RetrievedChunk(chunk_id=i, document_id=i, version_id=i, filename=p["doc_id"], section=p["title"], text=p["text"])
+        RetrievedChunk(
+            chunk_id=i, document_id=i, version_id=i, filename=p["doc_id"], section=p["title"], text=p["text"]
+        )
         for i, p in enumerate(paragraphs)
     ]
 
@@ -132,7 +136,9 @@ def _measure(
         hits += hit
         if (not got or not hit) and misses_shown < show_misses:
             misses_shown += 1
-            print(f"  MISS q={query['question']!r} gold={query['answers'][0]!r} rank={gold_index} ans={answer.text[:120]!r}")
+            print(
+                f"  MISS q={query['question']!r} gold={query['answers'][0]!r} rank={gold_index} ans={answer.text[:120]!r}"
+            )
     total = len(sample)
     return (
         f"[{setting}] n={total} answer_contains_gold={contains / total:.3f} "

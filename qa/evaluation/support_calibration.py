@@ -91,8 +91,18 @@ def load_own(directory: Path = LABELLED) -> list[Item]:
                 continue
             row = json.loads(line)
             evidence = (DEMO_CORPUS / row["doc"]).read_text(encoding="utf-8")
-            items.append(Item("own", f"{path.stem}/{row['id']}", row["sentence"], [evidence],
-                              row["label"] == "unsupported", row.get("split", "dev"), row["kind"], (row["doc"],)))
+            items.append(
+                Item(
+                    "own",
+                    f"{path.stem}/{row['id']}",
+                    row["sentence"],
+                    [evidence],
+                    row["label"] == "unsupported",
+                    row.get("split", "dev"),
+                    row["kind"],
+                    (row["doc"],),
+                )
+            )
     return items
 
 
@@ -108,8 +118,17 @@ def load_jhars(path: Path = JHARS) -> list[Item]:
         # The questions are not in the file: the answer's subject comes from its own sentences.
         subject = subject_terms(row["sentences"])
         for i, (sentence, hallucinated) in enumerate(zip(row["sentences"], row["hallucinated"])):
-            items.append(Item("jhars", f"{row['id']}#{i}", sentence, [row["reference"]], bool(hallucinated),
-                              kind=row["id"].split("/", 1)[-1], subject=subject))
+            items.append(
+                Item(
+                    "jhars",
+                    f"{row['id']}#{i}",
+                    sentence,
+                    [row["reference"]],
+                    bool(hallucinated),
+                    kind=row["id"].split("/", 1)[-1],
+                    subject=subject,
+                )
+            )
     return items
 
 
@@ -125,20 +144,22 @@ def load_quotes(corpus: Path = DEMO_CORPUS, *, min_chars: int = 10) -> list[Item
         for n, span in enumerate(split_sentences(text, strip_markers=True)):
             sentence = text[span.start : span.end].strip()
             line_start = text.rfind("\n", 0, span.start) + 1
-            if len(sentence) < min_chars or text[line_start:span.start].lstrip().startswith("#"):
+            if len(sentence) < min_chars or text[line_start : span.start].lstrip().startswith("#"):
                 continue  # headings are not answer sentences
             base = f"{path.name}#{n}"
             items.append(Item("quotes", base, sentence, [text], False, kind="verbatim", sources=(path.name,)))
             number = _NUMBER_RE.search(sentence)
             if number:
-                changed = f"{sentence[: number.start()]}{int(number.group()) + 7}{sentence[number.end():]}"
-                items.append(Item("quotes", base + "/number", changed, [text], True, kind="changed_number",
-                                  sources=(path.name,)))
+                changed = f"{sentence[: number.start()]}{int(number.group()) + 7}{sentence[number.end() :]}"
+                items.append(
+                    Item("quotes", base + "/number", changed, [text], True, kind="changed_number", sources=(path.name,))
+                )
             ending = _AFFIRMATIVE_END_RE.search(sentence)
             if ending:
                 negated = f"{sentence[: ending.start()]}{ending.group(1)}ません{ending.group(2)}"
-                items.append(Item("quotes", base + "/negated", negated, [text], True, kind="negated",
-                                  sources=(path.name,)))
+                items.append(
+                    Item("quotes", base + "/negated", negated, [text], True, kind="negated", sources=(path.name,))
+                )
     return items
 
 
@@ -157,8 +178,9 @@ def judge(item: Item, thresholds: SupportThresholds = DEFAULT_THRESHOLDS, *, mea
     return not support.supported
 
 
-def explain(item: Item, thresholds: SupportThresholds = DEFAULT_THRESHOLDS, *,
-            meaning: float | None = None) -> SentenceSupport:
+def explain(
+    item: Item, thresholds: SupportThresholds = DEFAULT_THRESHOLDS, *, meaning: float | None = None
+) -> SentenceSupport:
     support = check_sentence(item.sentence, _evidence(item), thresholds=thresholds, subject=item.subject)
     return settle(support, item.similarity, min_similarity=meaning) if meaning is not None else support
 
@@ -184,7 +206,11 @@ def scores(items: Iterable[Item], predict: Callable[[Item], bool]) -> dict[str, 
         fn += item.unsupported and not flagged
         tn += not flagged and not item.unsupported
     return {
-        "n": tp + fp + fn + tn, "tp": tp, "fp": fp, "fn": fn, "tn": tn,
+        "n": tp + fp + fn + tn,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "tn": tn,
         "precision": round(tp / (tp + fp), 3) if tp + fp else 1.0,
         "recall": round(tp / (tp + fn), 3) if tp + fn else 1.0,
         "false_alarm": round(fp / (fp + tn), 3) if fp + tn else 0.0,
@@ -201,8 +227,9 @@ def curves(sets: dict[str, list[Item]], *, with_meaning: bool) -> dict[str, list
             rows.append({"check": "words", "threshold": lexical, **scores(items, partial(judge, thresholds=th))})
         if with_meaning:
             for cosine in MEANING_GRID:
-                rows.append({"check": "words+meaning", "threshold": cosine,
-                             **scores(items, partial(judge, meaning=cosine))})
+                rows.append(
+                    {"check": "words+meaning", "threshold": cosine, **scores(items, partial(judge, meaning=cosine))}
+                )
         out[name] = rows
     return out
 
@@ -269,21 +296,32 @@ def report(sets: dict[str, list[Item]], *, with_meaning: bool) -> dict[str, Any]
             point[name]["words+meaning"] = scores(items, lambda i: judge(i, meaning=MEANING_MIN_SIMILARITY))
         meaning = MEANING_MIN_SIMILARITY if with_meaning else None
         errors[name] = [
-            {"id": i.id, "kind": i.kind, "gold": "unsupported" if i.unsupported else "supported",
-             "sentence": i.sentence.strip(), "reason": s.reason, "missing": s.missing, "score": s.score}
+            {
+                "id": i.id,
+                "kind": i.kind,
+                "gold": "unsupported" if i.unsupported else "supported",
+                "sentence": i.sentence.strip(),
+                "reason": s.reason,
+                "missing": s.missing,
+                "score": s.score,
+            }
             for i in items
             if (s := explain(i, meaning=meaning)).supported == i.unsupported
         ]
     return {
-        "operating_point": {"thresholds": DEFAULT_THRESHOLDS.__dict__, "meaning_min_similarity": MEANING_MIN_SIMILARITY},
+        "operating_point": {
+            "thresholds": DEFAULT_THRESHOLDS.__dict__,
+            "meaning_min_similarity": MEANING_MIN_SIMILARITY,
+        },
         "point": point,
         "curves": curves(sets, with_meaning=with_meaning),
         "errors": errors,
     }
 
 
-def print_report(result: dict[str, Any], *, show_errors: str | None = None,
-                 write: Callable[[str], object] = print) -> None:
+def print_report(
+    result: dict[str, Any], *, show_errors: str | None = None, write: Callable[[str], object] = print
+) -> None:
     """The report as text, one line per ``write`` call."""
     print = write  # noqa: A001 - every line below goes to the caller's writer
     op = result["operating_point"]
@@ -291,22 +329,28 @@ def print_report(result: dict[str, Any], *, show_errors: str | None = None,
     print("== at the operating point (positive class: unsupported) ==")
     for name, by_check in result["point"].items():
         for check, s in by_check.items():
-            print(f"  {name:12} {check:14} n={s['n']:4} P={s['precision']:.3f} R={s['recall']:.3f} "
-                  f"FA={s['false_alarm']:.3f} (tp={s['tp']} fp={s['fp']} fn={s['fn']} tn={s['tn']})")
+            print(
+                f"  {name:12} {check:14} n={s['n']:4} P={s['precision']:.3f} R={s['recall']:.3f} "
+                f"FA={s['false_alarm']:.3f} (tp={s['tp']} fp={s['fp']} fn={s['fn']} tn={s['tn']})"
+            )
     print("== curves ==")
     for name, rows in result["curves"].items():
         print(f"  {name}")
         for row in rows:
-            print(f"    {row['check']:14} {row['threshold']:>7}: P={row['precision']:.3f} R={row['recall']:.3f} "
-                  f"FA={row['false_alarm']:.3f} (tp={row['tp']} fp={row['fp']})")
+            print(
+                f"    {row['check']:14} {row['threshold']:>7}: P={row['precision']:.3f} R={row['recall']:.3f} "
+                f"FA={row['false_alarm']:.3f} (tp={row['tp']} fp={row['fp']})"
+            )
     if show_errors:
         for name, errors in result["errors"].items():
             if show_errors != "all" and not name.startswith(show_errors):
                 continue
             print(f"== errors: {name} ({len(errors)}) ==")
             for e in errors:
-                print(f"  {e['id']} [{e['kind']}, gold {e['gold']}] {e['sentence'][:90]} -> {e['reason']} "
-                      f"{e['missing'][:4]} {e['score']}")
+                print(
+                    f"  {e['id']} [{e['kind']}, gold {e['gold']}] {e['sentence'][:90]} -> {e['reason']} "
+                    f"{e['missing'][:4]} {e['score']}"
+                )
 
 
 def main(argv: list[str] | None = None) -> None:

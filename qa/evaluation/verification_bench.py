@@ -86,8 +86,15 @@ def evaluate_support(items: list[dict[str, Any]]) -> dict[str, Any]:
             tn += not predicted and not gold
         precision = tp / (tp + fp) if tp + fp else 1.0
         recall = tp / (tp + fn) if tp + fn else 1.0
-        return {"n": len(subset), "tp": tp, "fp": fp, "fn": fn, "tn": tn,
-                "precision": round(precision, 3), "recall": round(recall, 3)}
+        return {
+            "n": len(subset),
+            "tp": tp,
+            "fp": fp,
+            "fn": fn,
+            "tn": tn,
+            "precision": round(precision, 3),
+            "recall": round(recall, 3),
+        }
 
     for item in items:
         results = check_support(item["sentence"], [item["evidence"]], sources=[item["doc"]])
@@ -128,34 +135,60 @@ def seed_verdicts(thresholds: tuple[float, float] = (0.86, 0.80)) -> list[dict[s
     rows: list[dict[str, Any]] = []
     for name, answer in ARTICLE_EXAMPLES:
         presence = verify_citation_presence(answer, ["attendance.md"])
-        rows.append({"case": f"article/{name}", "answer": answer,
-                     "citation_quality": presence["citation_quality"] if presence else None,
-                     "confidence": adjust_confidence_by_citation("high", presence),
-                     "warning": presence["warning"] if presence else None})
+        rows.append(
+            {
+                "case": f"article/{name}",
+                "answer": answer,
+                "citation_quality": presence["citation_quality"] if presence else None,
+                "confidence": adjust_confidence_by_citation("high", presence),
+                "warning": presence["warning"] if presence else None,
+            }
+        )
     variants = [
         ("verdict/strong, plain text (gate off)", [Block(ARTICLE_EXAMPLES[0][1])], 0.0),
         ("verdict/strong, plain text (gate 0.5)", [Block(ARTICLE_EXAMPLES[0][1])], 0.5),
-        ("verdict/structured citation", [Block("有給休暇は入社6ヶ月後に10日付与されます。",
-                                               [Cite(0, quote, at, at + len(quote))])], 0.5),
-        ("verdict/changed number", [Block("有給休暇は入社6ヶ月後に20日付与されます。",
-                                          [Cite(0, quote, at, at + len(quote))])], 0.5),
-        ("verdict/fabricated quote", [Block("有給休暇は入社3ヶ月後に10日付与されます。",
-                                            [Cite(0, "有給休暇は入社3ヶ月後に10日付与されます")])], 0.5),
+        (
+            "verdict/structured citation",
+            [Block("有給休暇は入社6ヶ月後に10日付与されます。", [Cite(0, quote, at, at + len(quote))])],
+            0.5,
+        ),
+        (
+            "verdict/changed number",
+            [Block("有給休暇は入社6ヶ月後に20日付与されます。", [Cite(0, quote, at, at + len(quote))])],
+            0.5,
+        ),
+        (
+            "verdict/fabricated quote",
+            [Block("有給休暇は入社3ヶ月後に10日付与されます。", [Cite(0, "有給休暇は入社3ヶ月後に10日付与されます")])],
+            0.5,
+        ),
         ("verdict/unknown document", [Block("有給休暇は入社6ヶ月後に10日付与されます。", [Cite(None, quote)])], 0.5),
         ("verdict/abstention", [Block("提供された文書からは該当する内容が見つかりませんでした。")], 0.5),
     ]
     for name, blocks, gate in variants:
-        verdict = verify(blocks=blocks, chunks=chunks, top_similarity=0.9, thresholds=thresholds,
-                         min_grounded_ratio=gate)
-        rows.append({"case": name, "answer": "".join(b.text for b in blocks), "confidence": verdict.confidence,
-                     "flags": verdict.flags, "needs_review": verdict.needs_review, "warnings": verdict.warnings,
-                     "replaced_text": verdict.replaced_text})
+        verdict = verify(
+            blocks=blocks, chunks=chunks, top_similarity=0.9, thresholds=thresholds, min_grounded_ratio=gate
+        )
+        rows.append(
+            {
+                "case": name,
+                "answer": "".join(b.text for b in blocks),
+                "confidence": verdict.confidence,
+                "flags": verdict.flags,
+                "needs_review": verdict.needs_review,
+                "warnings": verdict.warnings,
+                "replaced_text": verdict.replaced_text,
+            }
+        )
     return rows
 
 
 def timing_case() -> tuple[list[Block], list[Chunk]]:
     """A ~1,000-character answer of cited sentences against 5 chunks of ~400 characters."""
-    corpus = "\n".join(p.read_text(encoding="utf-8") for p in (SEED_DOCS / name for name in ("attendance.md", "expense.md", "it_support.md")))
+    corpus = "\n".join(
+        p.read_text(encoding="utf-8")
+        for p in (SEED_DOCS / name for name in ("attendance.md", "expense.md", "it_support.md"))
+    )
     names = ["attendance.md", "attendance.md", "expense.md", "it_support.md", "it_support.md"]
     step = (len(corpus) - 400) // 4
     chunks = [Chunk(names[i], corpus[i * step : i * step + 400]) for i in range(5)]
@@ -193,18 +226,28 @@ def time_verify(repeats: int = 300) -> dict[str, Any]:
         # CPU time of this thread: what the machine's other load does not inflate.
         cpu.append((time.thread_time() - c0) * 1000)
     samples.sort()
-    return {"answer_chars": answer_chars, "chunks": len(chunks), "chunk_chars": [len(c.text) for c in chunks],
-            "sentences": len(blocks), "repeats": repeats, "median_ms": round(statistics.median(samples), 3),
-            "p95_ms": round(samples[int(0.95 * len(samples)) - 1], 3), "max_ms": round(samples[-1], 3),
-            "cpu_median_ms": round(statistics.median(cpu), 3)}
+    return {
+        "answer_chars": answer_chars,
+        "chunks": len(chunks),
+        "chunk_chars": [len(c.text) for c in chunks],
+        "sentences": len(blocks),
+        "repeats": repeats,
+        "median_ms": round(statistics.median(samples), 3),
+        "p95_ms": round(samples[int(0.95 * len(samples)) - 1], 3),
+        "max_ms": round(samples[-1], 3),
+        "cpu_median_ms": round(statistics.median(cpu), 3),
+    }
 
 
 def llm_style_case() -> tuple[list[Block], list[Chunk]]:
     """A ~1,000-character paraphrasing answer (verification/labelled/llm_style.jsonl) against 5 whole documents."""
     names = ["attendance.md", "expense.md", "it_support.md", "remote_work.md", "network_vpn.md"]
     chunks = [Chunk(name, (SEED_DOCS / name).read_text(encoding="utf-8")[:1500]) for name in names]
-    rows = [json.loads(line) for line in (LABELLED / "llm_style.jsonl").read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    rows = [
+        json.loads(line)
+        for line in (LABELLED / "llm_style.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     # Sentences whose words leave support unsure, as about one in ten of a real LLM answer's are (jhars-dev).
     unsure = [
         "遅刻・早退する場合は、事前に上長へ連絡し、始末書を提出してください。",
@@ -235,8 +278,10 @@ def _time_meaning_case(model: Any, blocks: list[Block], chunks: list[Chunk], rep
 
     # Stored at indexing time in the portal: computed here before anything is timed.
     stored = [
-        np.asarray(model.passage([c.text[s.start : s.end] for s in split_sentences(c.text, strip_markers=True)]),
-                   dtype=np.float32)
+        np.asarray(
+            model.passage([c.text[s.start : s.end] for s in split_sentences(c.text, strip_markers=True)]),
+            dtype=np.float32,
+        )
         for c in chunks
     ]
     embedded: list[int] = []
@@ -279,13 +324,18 @@ def main(argv: list[str] | None = None) -> None:
     timing = time_verify(args.repeats)
     meaning = time_meaning() if args.meaning else None
     if args.json:
-        print(json.dumps({"support": support, "seeds": seeds, "timing": timing, "meaning": meaning},
-                         ensure_ascii=False, indent=1))
+        print(
+            json.dumps(
+                {"support": support, "seeds": seeds, "timing": timing, "meaning": meaning}, ensure_ascii=False, indent=1
+            )
+        )
         return
     overall = support["overall"]
     print("== claim support (positive class: unsupported) ==")
-    print(f"overall  n={overall['n']} precision={overall['precision']} recall={overall['recall']} "
-          f"(tp={overall['tp']} fp={overall['fp']} fn={overall['fn']} tn={overall['tn']})")
+    print(
+        f"overall  n={overall['n']} precision={overall['precision']} recall={overall['recall']} "
+        f"(tp={overall['tp']} fp={overall['fp']} fn={overall['fn']} tn={overall['tn']})"
+    )
     for split, s in support["by_split"].items():
         print(f"  split {split:8} n={s['n']:3} precision={s['precision']} recall={s['recall']}")
     for kind, s in support["by_kind"].items():
@@ -298,16 +348,20 @@ def main(argv: list[str] | None = None) -> None:
         extra = {k: v for k, v in row.items() if k not in ("case", "answer")}
         print(f"  {row['case']}: {row['answer']}\n      {json.dumps(extra, ensure_ascii=False)}")
     print("== timing: verify() ==")
-    print(f"  {timing['answer_chars']}-char answer, {timing['sentences']} sentences, {timing['chunks']} chunks "
-          f"{timing['chunk_chars']}: median {timing['median_ms']} ms, p95 {timing['p95_ms']} ms, "
-          f"max {timing['max_ms']} ms over {timing['repeats']} runs (CPU median {timing['cpu_median_ms']} ms)")
+    print(
+        f"  {timing['answer_chars']}-char answer, {timing['sentences']} sentences, {timing['chunks']} chunks "
+        f"{timing['chunk_chars']}: median {timing['median_ms']} ms, p95 {timing['p95_ms']} ms, "
+        f"max {timing['max_ms']} ms over {timing['repeats']} runs (CPU median {timing['cpu_median_ms']} ms)"
+    )
     if meaning:
         print("== timing: verify() with the meaning check (evidence vectors stored, answer sentences embedded) ==")
         for kind, row in meaning.items():
-            print(f"  {kind}: {row['answer_chars']} chars, {row['sentences']} sentences: p50 {row['without_ms']} ms "
-                  f"without, {row['with_ms']} ms with (+{row['added_ms']} ms; fastest {row['without_min_ms']} / "
-                  f"{row['with_min_ms']} ms; {row['sentences_embedded']} sentences embedded, "
-                  f"{row['unsupported']} unsupported)")
+            print(
+                f"  {kind}: {row['answer_chars']} chars, {row['sentences']} sentences: p50 {row['without_ms']} ms "
+                f"without, {row['with_ms']} ms with (+{row['added_ms']} ms; fastest {row['without_min_ms']} / "
+                f"{row['with_min_ms']} ms; {row['sentences_embedded']} sentences embedded, "
+                f"{row['unsupported']} unsupported)"
+            )
 
 
 if __name__ == "__main__":

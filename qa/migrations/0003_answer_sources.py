@@ -21,7 +21,9 @@ def backfill(apps, schema_editor) -> None:
         cited.setdefault(answer_id, set()).add(filename)
     rows = []
     for answer in Answer.objects.select_related("restricted_document").iterator(chunk_size=500):
-        names = {str(item["filename"]) for item in answer.retrieved or [] if isinstance(item, dict) and item.get("filename")}
+        names = {
+            str(item["filename"]) for item in answer.retrieved or [] if isinstance(item, dict) and item.get("filename")
+        }
         names |= cited.get(answer.pk, set())
         if answer.restricted_document is not None:
             names.add(answer.restricted_document.filename)
@@ -33,26 +35,39 @@ def backfill(apps, schema_editor) -> None:
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('documents', '0003_chunk_fts'),
-        ('qa', '0002_default_synonyms'),
+        ("documents", "0003_chunk_fts"),
+        ("qa", "0002_default_synonyms"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='AnswerSource',
+            name="AnswerSource",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('filename', models.CharField(max_length=255)),
-                ('restricted', models.BooleanField(default=False)),
-                ('answer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sources', to='qa.answer')),
-                ('document', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='documents.document')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("filename", models.CharField(max_length=255)),
+                ("restricted", models.BooleanField(default=False)),
+                (
+                    "answer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="sources", to="qa.answer"
+                    ),
+                ),
+                (
+                    "document",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="documents.document",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': '回答の根拠文書',
-                'verbose_name_plural': '回答の根拠文書',
-                'constraints': [models.UniqueConstraint(fields=('answer', 'filename'), name='one_source_per_file')],
+                "verbose_name": "回答の根拠文書",
+                "verbose_name_plural": "回答の根拠文書",
+                "constraints": [models.UniqueConstraint(fields=("answer", "filename"), name="one_source_per_file")],
             },
         ),
         migrations.RunPython(backfill, migrations.RunPython.noop),

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('qa', '0003_answer_sources'),
+        ("qa", "0003_answer_sources"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='answer',
-            name='flag_answer_mismatch',
+            model_name="answer",
+            name="flag_answer_mismatch",
             field=models.BooleanField(db_index=True, default=False),
         ),
     ]

@@ -14,17 +14,22 @@ def backfill(apps, schema_editor) -> None:
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('documents', '0003_chunk_fts'),
-        ('qa', '0004_answer_mismatch_flag'),
+        ("documents", "0003_chunk_fts"),
+        ("qa", "0004_answer_mismatch_flag"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='citation',
-            name='version',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='documents.documentversion'),
+            model_name="citation",
+            name="version",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="documents.documentversion",
+            ),
         ),
         migrations.RunPython(backfill, migrations.RunPython.noop),
     ]

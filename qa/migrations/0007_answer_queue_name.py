@@ -4,14 +4,13 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('qa', '0006_english_glossary'),
+        ("qa", "0006_english_glossary"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='answer',
-            options={'ordering': ['-created_at'], 'verbose_name': '回答', 'verbose_name_plural': 'レビュー待ちの回答'},
+            name="answer",
+            options={"ordering": ["-created_at"], "verbose_name": "回答", "verbose_name_plural": "レビュー待ちの回答"},
         ),
     ]

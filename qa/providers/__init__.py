@@ -50,9 +50,7 @@ def get_provider(name: str | None = None, *, timeout: float | None = None) -> Pr
             timeout=timeout,
             max_retries=retries,
         )
-    raise ProviderConfigurationError(
-        f"Unknown RAG_PROVIDER {chosen!r}; choose one of {', '.join(PROVIDER_NAMES)}."
-    )
+    raise ProviderConfigurationError(f"Unknown RAG_PROVIDER {chosen!r}; choose one of {', '.join(PROVIDER_NAMES)}.")
 
 
 __all__ = ["ABSTAIN_EN", "ABSTAIN_JA", "PROVIDER_NAMES", "Provider", "get_provider"]

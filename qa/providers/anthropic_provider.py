@@ -69,7 +69,9 @@ class AnthropicProvider:
             api_key=api_key, base_url=base_url or None, timeout=timeout, max_retries=max_retries
         )
 
-    def build_messages(self, question: str, chunks: Sequence[RetrievedChunk], history: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
+    def build_messages(
+        self, question: str, chunks: Sequence[RetrievedChunk], history: Sequence[tuple[str, str]]
+    ) -> list[dict[str, Any]]:
         """The ``messages`` payload: earlier turns as plain text, then documents + question."""
         messages: list[dict[str, Any]] = []
         for past_question, past_answer in history:
@@ -126,7 +128,9 @@ class AnthropicProvider:
         """
         started = time.perf_counter()
         with _provider_errors():
-            with self.client.messages.stream(**self._request(question, chunks, strict=strict, history=history)) as events:
+            with self.client.messages.stream(
+                **self._request(question, chunks, strict=strict, history=history)
+            ) as events:
                 for event in events:
                     if event.type == "text" and event.text:
                         yield event.text
@@ -177,7 +181,9 @@ class AnthropicProvider:
                 document_index = getattr(cite, "document_index", None)
                 if getattr(cite, "type", None) == "char_location":
                     citations.append(
-                        verified_citation(chunks, document_index, cited_text, cite.start_char_index, cite.end_char_index)
+                        verified_citation(
+                            chunks, document_index, cited_text, cite.start_char_index, cite.end_char_index
+                        )
                     )
                 else:
                     # Page or content-block locations do not apply to plain-text

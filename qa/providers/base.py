@@ -167,7 +167,9 @@ def locate_quote(text: str, quote: str, hint_start: int | None = None) -> tuple[
     return verification_locate_quote(quote, text, near=hint_start)
 
 
-def verified_citation(chunks: Sequence[RetrievedChunk], document_index: int | None, cited_text: str, start: int | None, end: int | None) -> Citation:
+def verified_citation(
+    chunks: Sequence[RetrievedChunk], document_index: int | None, cited_text: str, start: int | None, end: int | None
+) -> Citation:
     """A provider citation checked against the chunk it names.
 
     - ``document_index`` outside the chunks sent → ``chunk_index`` None.

@@ -70,9 +70,26 @@ _LATIN_STOPWORDS = frozenset(
 # Interrogatives and question endings carry no content to match.
 _QUESTION_CHARS = frozenset("何誰")
 _QUESTION_BIGRAMS = frozenset(
-    ["どこ", "いつ", "いく", "くら", "どう", "うや", "やっ", "って", "すか", "ます", "どの", "のよ", "よう", "うに", "どれ", "れく", "らい"]
+    [
+        "どこ",
+        "いつ",
+        "いく",
+        "くら",
+        "どう",
+        "うや",
+        "やっ",
+        "って",
+        "すか",
+        "ます",
+        "どの",
+        "のよ",
+        "よう",
+        "うに",
+        "どれ",
+        "れく",
+        "らい",
+    ]
 )
-
 
 
 # Bonus for a sentence that carries the kind of answer the question asks for
@@ -122,7 +139,9 @@ def tokens(text: str, *, question: bool = False) -> dict[str, float]:
             continue
         for i in range(len(run) - 1):
             bigram = run[i : i + 2]
-            if question and (bigram[0] in _QUESTION_CHARS or bigram[1] in _QUESTION_CHARS or bigram in _QUESTION_BIGRAMS):
+            if question and (
+                bigram[0] in _QUESTION_CHARS or bigram[1] in _QUESTION_CHARS or bigram in _QUESTION_BIGRAMS
+            ):
                 continue
             if _HIRAGANA.match(bigram):
                 weight = 0.2
@@ -254,14 +273,34 @@ def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, chunk_meanings: li
                 continue
             row_tokens = tokens(f"{text} {' '.join(header)}")
             sentences.append(
-                _Sentence(chunk_index, sentence.start, sentence.end, False, text, row_tokens, meaning, header,
-                          under, under_meaning)
+                _Sentence(
+                    chunk_index,
+                    sentence.start,
+                    sentence.end,
+                    False,
+                    text,
+                    row_tokens,
+                    meaning,
+                    header,
+                    under,
+                    under_meaning,
+                )
             )
             continue
         header = ()
         sentences.append(
-            _Sentence(chunk_index, sentence.start, sentence.end, sentence.heading, text, tokens(text), meaning, (),
-                      under, under_meaning)
+            _Sentence(
+                chunk_index,
+                sentence.start,
+                sentence.end,
+                sentence.heading,
+                text,
+                tokens(text),
+                meaning,
+                (),
+                under,
+                under_meaning,
+            )
         )
     return sentences
 
@@ -441,8 +480,9 @@ class ExtractiveProvider:
             # The best sentence, and a sentence carrying the asked fact when the best lacks it;
             # never a neighbour quoted only for context (the other part may be what it restates).
             picked = [best] + [
-                c for c in picked if c is not best and not _fact_bonus(best.text, facts, units)
-                and _fact_bonus(c.text, facts, units)
+                c
+                for c in picked
+                if c is not best and not _fact_bonus(best.text, facts, units) and _fact_bonus(c.text, facts, units)
             ]
             chosen += [c for c in picked if all((c.chunk_index, c.start) != (o.chunk_index, o.start) for o in chosen)]
         return chosen[:PART_MAX_SENTENCES]
@@ -459,9 +499,7 @@ class ExtractiveProvider:
             return []
         query = _Query.over(sentences, asked, expanded_terms)
         best_score = max((c.score for c in chunks), default=0.0)
-        relevance = [
-            (c.score / best_score) if best_score > 0 else 1.0 / (1 + i) for i, c in enumerate(chunks)
-        ]
+        relevance = [(c.score / best_score) if best_score > 0 else 1.0 / (1 + i) for i, c in enumerate(chunks)]
         # Across languages similarities are compressed into a narrow band: an English
         # question's sentences are scaled against its own best one instead.
         top = max((s.meaning for s in sentences), default=0.0)
@@ -523,7 +561,13 @@ class ExtractiveProvider:
         meaning = max(sentence.meaning, (sentence.meaning + sentence.under_meaning) / 2)
         score += self.meaning_weight * self._meaning_share(meaning, scale)
         return _Candidate(
-            sentence.chunk_index, sentence.start, sentence.end, sentence.text, lexical, score, sentence.meaning,
+            sentence.chunk_index,
+            sentence.start,
+            sentence.end,
+            sentence.text,
+            lexical,
+            score,
+            sentence.meaning,
             sentence.header,
         )
 
@@ -605,7 +649,8 @@ class ExtractiveProvider:
         top = candidates[0] if candidates else None
         return next(
             (
-                c for c in candidates
+                c
+                for c in candidates
                 if top is not None
                 and c.score >= RUNNER_UP_SHARE * top.score
                 and (
@@ -652,8 +697,11 @@ class ExtractiveProvider:
                 continue
             carrier = next(
                 (
-                    c for c in candidates
-                    if c not in chosen and carries_units(asked, c.text) and c.score >= 0.5 * best.score
+                    c
+                    for c in candidates
+                    if c not in chosen
+                    and carries_units(asked, c.text)
+                    and c.score >= 0.5 * best.score
                     # In the best sentence's own chunk any shared word will do; elsewhere it must pass,
                     # and come from the same document (a clock time of another policy answers nothing).
                     and (
@@ -736,22 +784,25 @@ def _fact_carrier(
         (
             c
             for c in candidates
-            if c.chunk_index == best.chunk_index and c.lexical > 0 and c not in chosen
-            and _fact_bonus(c.text, facts, units) > 0 and not _REVISION_LINE.search(c.text)
+            if c.chunk_index == best.chunk_index
+            and c.lexical > 0
+            and c not in chosen
+            and _fact_bonus(c.text, facts, units) > 0
+            and not _REVISION_LINE.search(c.text)
         ),
         None,
     )
 
 
 # A question about how something varies (「勤続年数でどう増える？」, 「一覧」) is answered by a whole table.
-_ASKS_TABLE = re.compile(r"どう(増え|変わ|違|決ま|なって)|ごとに|別に|一覧|早見|表で|\bhow does .* (change|increase|vary)\b|\btable\b")
+_ASKS_TABLE = re.compile(
+    r"どう(増え|変わ|違|決ま|なって)|ごとに|別に|一覧|早見|表で|\bhow does .* (change|increase|vary)\b|\btable\b"
+)
 TABLE_LOOKAHEAD = 5
 _INTRODUCES_TABLE = re.compile(r"次の|以下の|下表|次のとおり|のとおり[。です]")
 
 
-def _asked_table(
-    question: str, candidates: list[_Candidate], chunks: Sequence[RetrievedChunk]
-) -> _Candidate | None:
+def _asked_table(question: str, candidates: list[_Candidate], chunks: Sequence[RetrievedChunk]) -> _Candidate | None:
     """The whole table (header, separator and rows) of the best table row among the top candidates, when asked."""
     if not _ASKS_TABLE.search(fold(question)):
         return None

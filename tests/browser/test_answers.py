@@ -114,7 +114,9 @@ def _ask_in_chat(page, text: str):
 
 
 def test_everyday_questions_get_the_answer_they_ask_for(page, login, employee, owner):
-    ingest_demo(owner, "attendance.md", "leave_childcare.md", "expense.md", "it_support.md", "equipment.md", "overtime.md")
+    ingest_demo(
+        owner, "attendance.md", "leave_childcare.md", "expense.md", "it_support.md", "equipment.md", "overtime.md"
+    )
     login("employee")
     page.goto("/")
 

@@ -120,11 +120,11 @@ INJECTION = (
     "# 危険な文書\n\n"
     "## 注意事項\n"
     "有給の申請は<script>alert('xss-script')</script>三日前までです。\n"
-    '有給の画像は<img src=x onerror="window.__xss=1;alert(\'xss-img\')">表示しません。\n'
+    "有給の画像は<img src=x onerror=\"window.__xss=1;alert('xss-img')\">表示しません。\n"
     "有給の手順は[ここを押す](javascript:alert('xss-link'))を参照してください。\n"
     '有給の連絡は<a href="javascript:alert(\'xss-a\')" id="injected-a">リンク</a>から行います。\n'
-    "有給の表は<table id=\"injected-table\"><tr><td>x</td></tr></table>です。\n"
-    "**有給**の太字と<iframe id=\"injected-iframe\" src=\"javascript:alert('xss-frame')\"></iframe>です。\n"
+    '有給の表は<table id="injected-table"><tr><td>x</td></tr></table>です。\n'
+    '**有給**の太字と<iframe id="injected-iframe" src="javascript:alert(\'xss-frame\')"></iframe>です。\n'
 )
 
 
@@ -156,8 +156,14 @@ def test_xss_in_documents_and_provider_answers_is_shown_as_text(page, login, emp
         employee,
         blocks=[{"text": provider_text, "citations": [1]}],
         citations=[
-            {"n": 1, "filename": "danger.md", "section": "<b id='injected-b'>注意</b>", "cited_text": INJECTION[-60:],
-             "context_before": "<img src=x onerror=alert(1)>", "context_after": "<script>alert(2)</script>"}
+            {
+                "n": 1,
+                "filename": "danger.md",
+                "section": "<b id='injected-b'>注意</b>",
+                "cited_text": INJECTION[-60:],
+                "context_before": "<img src=x onerror=alert(1)>",
+                "context_after": "<script>alert(2)</script>",
+            }
         ],
     )
     page.goto(f"/c/{answer.conversation_id}/")

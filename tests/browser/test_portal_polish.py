@@ -199,14 +199,20 @@ TABLE_CITATIONS = [
 
 
 def test_answer_with_a_table_and_an_open_footnote_in_plain_words(page, login, employee):
-    answer = make_answer(employee, question="出張の日当はいくらですか？", blocks=TABLE_ANSWER, citations=TABLE_CITATIONS)
+    answer = make_answer(
+        employee, question="出張の日当はいくらですか？", blocks=TABLE_ANSWER, citations=TABLE_CITATIONS
+    )
     login("employee")
     page.goto(f"/c/{answer.conversation_id}/")
     shown = page.locator(".answer").first
     table = shown.locator(".answer-text table")
     assert table.is_visible()
     assert table.locator("th").all_inner_texts()[:2] == ["区分", "一般社員"]
-    assert table.locator("tbody tr").first.locator("td").all_inner_texts() == ["日帰りの国内出張", "1,250円", "2,000円[1]"]
+    assert table.locator("tbody tr").first.locator("td").all_inner_texts() == [
+        "日帰りの国内出張",
+        "1,250円",
+        "2,000円[1]",
+    ]
     assert "|" not in shown.locator(".answer-text").inner_text()
 
     table.locator("sup.fnref a").last.click()

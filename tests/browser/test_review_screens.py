@@ -21,8 +21,13 @@ def queue(make_answer, rate, attendance, outsider) -> Answer:
     """A small, realistic queue; returns the answer whose evidence page is opened."""
     now = timezone.now()
     fabricated = make_answer(
-        "交通費の精算期限はいつまでですか？", confidence="low", flag_fabricated_source=True, flag_weak_citation=True,
-        answer_text="travel_policy.mdによると、翌月10日までです。", provider="anthropic", model_name="claude-sonnet-4-5",
+        "交通費の精算期限はいつまでですか？",
+        confidence="low",
+        flag_fabricated_source=True,
+        flag_weak_citation=True,
+        answer_text="travel_policy.mdによると、翌月10日までです。",
+        provider="anthropic",
+        model_name="claude-sonnet-4-5",
     )
     Answer.objects.filter(pk=fabricated.pk).update(created_at=now - dt.timedelta(days=2))
     disliked = make_answer("PCの貸与期間は何年ですか？", confidence="high", answer_text="4年です。[1]")
@@ -43,7 +48,11 @@ def queue(make_answer, rate, attendance, outsider) -> Answer:
             "grounded_ratio": 0.31,
             "citation_presence": {"has_citation": True, "citation_quality": "strong"},
             "sentences": [
-                {"sentence": "有給休暇は入社直後に20日付与されます。", "supported": False, "reason": "「20日」が根拠にない"},
+                {
+                    "sentence": "有給休暇は入社直後に20日付与されます。",
+                    "supported": False,
+                    "reason": "「20日」が根拠にない",
+                },
                 {"sentence": "申請は3日前までに行ってください。", "supported": True, "reason": "引用[1]と一致"},
             ],
         },
@@ -98,7 +107,10 @@ def test_reviewer_sees_the_queue_and_an_answers_evidence(page, login, reviewer, 
 def test_the_queue_fits_a_1280_pixel_screen(page, login, reviewer, queue, make_answer):
     make_answer(
         "出張先で急に予定が変わって宿泊を延長することになった場合、延長分の宿泊費と日当はどのように申請すればよいですか？",
-        confidence="low", flag_unsupported_claim=True, flag_weak_citation=True, flag_low_grounding=True,
+        confidence="low",
+        flag_unsupported_claim=True,
+        flag_weak_citation=True,
+        flag_low_grounding=True,
     )
     login("reviewer")
     page.set_viewport_size({"width": 1280, "height": 720})

@@ -18,11 +18,7 @@ from documents.services import document_ingest
 
 # Two small policies with words that appear nowhere else, so a search can tell them apart.
 TRAVEL_MD = (
-    "# 出張旅費規程\n"
-    "## 日当\n"
-    "国内出張の日当は1日あたり2,000円とする。\n"
-    "## 宿泊費\n"
-    "宿泊費の上限は1泊12,000円とする。\n"
+    "# 出張旅費規程\n## 日当\n国内出張の日当は1日あたり2,000円とする。\n## 宿泊費\n宿泊費の上限は1泊12,000円とする。\n"
 )
 TRAVEL_MD_V2 = (
     "# 出張旅費規程\n"
@@ -99,7 +95,9 @@ def unindexed(owner: Any) -> Document:
     """
     from documents.models import DocumentVersion
 
-    document = Document.objects.create(title="出張旅費規程", filename="travel.md", owner=owner, status=Document.Status.READY)
+    document = Document.objects.create(
+        title="出張旅費規程", filename="travel.md", owner=owner, status=Document.Status.READY
+    )
     version = DocumentVersion.objects.create(
         document=document, number=1, original_name="travel.md", sha256="0" * 64, size=len(TRAVEL_MD.encode()),
         text=TRAVEL_MD, uploaded_by=owner,

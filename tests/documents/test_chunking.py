@@ -75,7 +75,7 @@ def test_every_chunk_of_every_format_points_at_its_exact_text(
     heading_starts = {h.start for h in doc.headings}
     for i in uncovered:
         line_start = doc.text.rfind("\n", 0, i) + 1
-        assert line_start in heading_starts, f"lost text at {i}: {doc.text[line_start:i + 20]!r}"
+        assert line_start in heading_starts, f"lost text at {i}: {doc.text[line_start : i + 20]!r}"
 
 
 # --- heading paths --------------------------------------------------------------------------
@@ -141,7 +141,10 @@ def test_docx_heading_styles_give_paths_under_the_title() -> None:
 def test_pdf_chunks_are_per_page() -> None:
     doc = parse_file("a.pdf", make_pdf(["1ページ目の本文です。", "2ページ目の本文です。"]))
     spans = chunk_document(doc)
-    assert [(s.heading_path, s.text) for s in spans] == [("p. 1", "1ページ目の本文です。"), ("p. 2", "2ページ目の本文です。")]
+    assert [(s.heading_path, s.text) for s in spans] == [
+        ("p. 1", "1ページ目の本文です。"),
+        ("p. 2", "2ページ目の本文です。"),
+    ]
 
 
 def test_very_long_heading_path_is_capped_for_the_database() -> None:

@@ -48,9 +48,7 @@ def test_wrong_metadata_changed_text_and_an_old_model_are_stale():
     dense = {**DENSE, 1: DenseEntry(document_id=10, version_id=99)}
     keyword = {**KEYWORD, 2: KeywordEntry(version_id=100, body="古 い 古い")}
 
-    drifts = compare(
-        live=LIVE, dense=dense, keyword=keyword, version_documents=VERSIONS, outdated_versions={200}
-    )
+    drifts = compare(live=LIVE, dense=dense, keyword=keyword, version_documents=VERSIONS, outdated_versions={200})
 
     by_document = {d.document_id: d for d in drifts}
     assert by_document[10].dense_stale == [1] and by_document[10].keyword_stale == [2]

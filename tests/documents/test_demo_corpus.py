@@ -192,9 +192,7 @@ def test_every_query_says_what_the_employee_must_get_and_its_split(queries: list
     assert all(len(q["answers_all"]) >= 2 for q in two_fact)
 
 
-def test_every_golden_answer_occurs_verbatim_in_its_gold_document(
-    documents: dict, queries: list
-) -> None:
+def test_every_golden_answer_occurs_verbatim_in_its_gold_document(documents: dict, queries: list) -> None:
     for query in queries:
         if query["expect"] != "answer":
             continue
@@ -204,9 +202,7 @@ def test_every_golden_answer_occurs_verbatim_in_its_gold_document(
             assert answer in documents[gold].text, (query["qid"], answer)
 
 
-def test_restricted_facts_are_in_the_restricted_document_only(
-    documents: dict, queries: list, groups: dict
-) -> None:
+def test_restricted_facts_are_in_the_restricted_document_only(documents: dict, queries: list, groups: dict) -> None:
     restricted = [q for q in queries if q["kind"] == "restricted"]
     visible = [doc.text for name, doc in documents.items() if name not in groups]
     for query in restricted:
@@ -216,9 +212,7 @@ def test_restricted_facts_are_in_the_restricted_document_only(
             assert not any(key in text for text in visible), (query["qid"], key)
 
 
-def test_ambiguous_questions_name_several_visible_documents(
-    documents: dict, queries: list, groups: dict
-) -> None:
+def test_ambiguous_questions_name_several_visible_documents(documents: dict, queries: list, groups: dict) -> None:
     for query in (q for q in queries if q["kind"] == "ambiguous"):
         candidates = query["candidate_doc_ids"]
         assert len(candidates) >= 2 and set(candidates) <= set(documents) - set(groups), query["qid"]
@@ -252,9 +246,7 @@ def test_split_assignment_never_moves_a_query_that_has_one() -> None:
     assert sum(more[q["qid"]] == "held_out" for q in new) == 1
 
 
-def test_builder_validation_accepts_the_golden_set(
-    documents: dict, queries: list, groups: dict
-) -> None:
+def test_builder_validation_accepts_the_golden_set(documents: dict, queries: list, groups: dict) -> None:
     assert builder.validate_queries(list(documents.values()), queries, set(groups)) == []
 
 

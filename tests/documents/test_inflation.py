@@ -60,9 +60,10 @@ def rewrite_docx(members: dict[str, bytes | Writer]) -> bytes:
     gigabyte member never exists in memory here either).
     """
     out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(make_docx([("p", "本文")]))) as source, zipfile.ZipFile(
-        out, "w", zipfile.ZIP_DEFLATED
-    ) as target:
+    with (
+        zipfile.ZipFile(io.BytesIO(make_docx([("p", "本文")]))) as source,
+        zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target,
+    ):
         names = [i.filename for i in source.infolist()]
         for name in names + [n for n in members if n not in names]:
             value = members[name] if name in members else source.read(name)

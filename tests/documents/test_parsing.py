@@ -117,7 +117,13 @@ def test_markdown_headings_are_nested_and_start_at_their_line() -> None:
         (2, "第4章 賃金"),
         (1, "全角スペースの見出し"),
     ]
-    assert _heading_lines(doc) == ["# 就業規則", "## 第3章 休暇", "### 3.2 申請", "## 第4章 賃金 ##", "#\u3000全角スペースの見出し"]
+    assert _heading_lines(doc) == [
+        "# 就業規則",
+        "## 第3章 休暇",
+        "### 3.2 申請",
+        "## 第4章 賃金 ##",
+        "#\u3000全角スペースの見出し",
+    ]
     assert doc.text == text  # the original text, markup included, is what offsets point into
 
 

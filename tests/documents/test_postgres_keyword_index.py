@@ -122,7 +122,9 @@ def test_tokens_in_most_chunks_are_not_read_unless_nothing_rarer_is_asked(pg_url
         assert len(lite.search("社内 経費", n=20)) == 9
         assert [h.chunk_id for h in pg.search("社内 経費", n=20)] == [9]
         # Asked alone, floor tokens still find what FTS5 finds.
-        assert sorted(h.chunk_id for h in pg.search("社内", n=20)) == sorted(h.chunk_id for h in lite.search("社内", n=20))
+        assert sorted(h.chunk_id for h in pg.search("社内", n=20)) == sorted(
+            h.chunk_id for h in lite.search("社内", n=20)
+        )
 
 
 def test_replacing_and_deleting_keeps_the_ranking_and_the_statistics_exact(pg_url):

@@ -148,7 +148,8 @@ def test_upload_page_has_the_form(client, owner):
 def test_upload_creates_a_ready_document_with_groups(client, owner):
     hr = Group.objects.create(name="人事部")
     response = signed_in(client, owner).post(
-        "/documents/upload/", {"file": upload("travel.md", TRAVEL_MD.encode()), "title": "旅費のきまり", "groups": [hr.pk]}
+        "/documents/upload/",
+        {"file": upload("travel.md", TRAVEL_MD.encode()), "title": "旅費のきまり", "groups": [hr.pk]},
     )
 
     document = Document.objects.get()
@@ -177,9 +178,15 @@ BAD_FILES = [
     pytest.param("empty.md", b"", "ファイルが空です", id="empty"),
     pytest.param("picture.md", PNG, "テキストではなくバイナリファイルのようです", id="png-renamed-md"),
     pytest.param("scan.pdf", make_image_only_pdf(), "PDFに文字情報がありません", id="pdf-without-text"),
-    pytest.param("broken.pdf", make_pdf(["本文です。"])[:300], "PDFファイルが壊れているため読み込めません", id="corrupt-pdf"),
-    pytest.param("broken.docx", docx_with_broken_body(), "Wordファイルが壊れているため読み込めません", id="corrupt-docx"),
-    pytest.param("nobody.docx", zip_bytes({"hello.txt": b"hi"}), "Wordファイルが壊れているため読み込めません", id="zip-not-docx"),
+    pytest.param(
+        "broken.pdf", make_pdf(["本文です。"])[:300], "PDFファイルが壊れているため読み込めません", id="corrupt-pdf"
+    ),
+    pytest.param(
+        "broken.docx", docx_with_broken_body(), "Wordファイルが壊れているため読み込めません", id="corrupt-docx"
+    ),
+    pytest.param(
+        "nobody.docx", zip_bytes({"hello.txt": b"hi"}), "Wordファイルが壊れているため読み込めません", id="zip-not-docx"
+    ),
     pytest.param("weird.txt", b"\xff\xfd\xfc\xfb\xfa" * 20, "文字コードを判別できません", id="undecodable"),
     pytest.param("notes.exe", b"MZ\x90\x00", "対応していない形式です", id="unknown-extension"),
 ]
@@ -188,7 +195,9 @@ BAD_FILES = [
 @pytest.mark.parametrize(("name", "data", "message"), BAD_FILES)
 def test_bad_upload_shows_the_reason_and_stores_nothing(client, owner, name, data, message):
     files_before = set(stored_files())
-    response = signed_in(client, owner).post("/documents/upload/", {"file": upload(name, data), "title": "残すタイトル"})
+    response = signed_in(client, owner).post(
+        "/documents/upload/", {"file": upload(name, data), "title": "残すタイトル"}
+    )
 
     assert response.status_code == 400
     page = content(response)
@@ -324,7 +333,9 @@ def test_status_badge_polls_only_while_indexing(client, owner, unindexed):
 
 def test_failed_status_shows_its_reason(client, owner, unindexed):
     travel = unindexed
-    Document.objects.filter(pk=travel.pk).update(status=Document.Status.FAILED, status_message="索引の作成に失敗しました: 理由X")
+    Document.objects.filter(pk=travel.pk).update(
+        status=Document.Status.FAILED, status_message="索引の作成に失敗しました: 理由X"
+    )
     page = content(signed_in(client, owner).get("/documents/"))
 
     assert "失敗" in page and "理由X" in page
@@ -345,7 +356,11 @@ def test_needs_fix_answers_are_listed_for_their_document(client, owner, other_ow
         review_notes="改定後の金額に更新してください",
     )
     make_answer(
-        employee, question="解決済みの質問", citations=[citation], retrieved=[], review_status=Answer.ReviewStatus.RESOLVED
+        employee,
+        question="解決済みの質問",
+        citations=[citation],
+        retrieved=[],
+        review_status=Answer.ReviewStatus.RESOLVED,
     )
     make_answer(
         employee,

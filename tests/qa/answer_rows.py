@@ -83,7 +83,11 @@ def _live_document(filename: str, *, owner: Any) -> dict[str, Any]:
     )
     if document.live_version_id is None:
         version = DocumentVersion.objects.create(
-            document=document, number=1, file=f"documents/x/{filename}", original_name=filename, sha256="0" * 64,
+            document=document,
+            number=1,
+            file=f"documents/x/{filename}",
+            original_name=filename,
+            sha256="0" * 64,
             text=LEAVE_CHUNK,
         )
         document.live_version = version

@@ -105,7 +105,10 @@ def test_aspect_words_and_their_compounds_are_facets(term: str, facet: bool) -> 
 
 
 def test_a_short_question_of_aspect_words_used_by_two_documents_is_generic() -> None:
-    documents = {1: ["経費精算ガイド\n申請方法\n経費くんから申請します。"], 2: ["備品貸与ガイド\n申請方法\nポータルから申請します。"]}
+    documents = {
+        1: ["経費精算ガイド\n申請方法\n経費くんから申請します。"],
+        2: ["備品貸与ガイド\n申請方法\nポータルから申請します。"],
+    }
     assert is_generic("申請方法を教えて", documents)
     assert not is_generic("経費精算の申請方法を教えて", documents)
 

@@ -47,7 +47,9 @@ def test_unsupported_table_rows_stay_a_table_with_each_cell_marked(employee):
     answer = make_answer(
         employee,
         blocks=[{"text": text, "citations": [1]}],
-        verification={"sentences": [{"text": ROW_STAY, "start": start, "end": start + len(ROW_STAY), "supported": False}]},
+        verification={
+            "sentences": [{"text": ROW_STAY, "start": start, "end": start + len(ROW_STAY), "supported": False}]
+        },
     )
     html = render_answer_html(answer)
     assert "<table>" in html and "|" not in html
@@ -58,7 +60,8 @@ def test_unsupported_table_rows_stay_a_table_with_each_cell_marked(employee):
 
 def test_table_cells_are_escaped_like_everything_else(employee):
     answer = make_answer(
-        employee, blocks=[{"text": "| 項目 | 値 |\n|---|---|\n| <script>alert(1)</script> | <b>x</b> |", "citations": [1]}]
+        employee,
+        blocks=[{"text": "| 項目 | 値 |\n|---|---|\n| <script>alert(1)</script> | <b>x</b> |", "citations": [1]}],
     )
     html = render_answer_html(answer)
     assert "<table>" in html

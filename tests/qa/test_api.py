@@ -182,7 +182,9 @@ def test_ask_restricted_to_a_document_outside_my_groups_is_refused(api, employee
 
     [secret] = ingest_demo(owner, "attendance.md")
     secret.groups.set([Group.objects.create(name="hr-only")])
-    response = as_user(api, employee).post("/api/v1/ask", {"text": "有給休暇は？", "document": secret.pk}, format="json")
+    response = as_user(api, employee).post(
+        "/api/v1/ask", {"text": "有給休暇は？", "document": secret.pk}, format="json"
+    )
     assert response.status_code == 400
     assert "document" in response.json()
 
@@ -281,7 +283,11 @@ def test_health_is_503_when_a_part_fails(api, monkeypatch):
     assert response.status_code == 503
     body = response.json()
     assert body["status"] == "error"
-    assert body["checks"]["chroma"] == {"ok": False, "latency_ms": body["checks"]["chroma"]["latency_ms"], "error": "ConnectionError"}
+    assert body["checks"]["chroma"] == {
+        "ok": False,
+        "latency_ms": body["checks"]["chroma"]["latency_ms"],
+        "error": "ConnectionError",
+    }
     assert body["checks"]["database"]["ok"] is True
     assert "10.0.0.5" not in response.content.decode()
 
@@ -302,7 +308,12 @@ def test_feedback_is_recorded_and_replaced(api, employee):
 
 @pytest.mark.parametrize(
     ("payload", "field"),
-    [({"rating": -1}, "reason"), ({"rating": 5}, "rating"), ({"rating": -1, "reason": "bored"}, "reason"), ({}, "rating")],
+    [
+        ({"rating": -1}, "reason"),
+        ({"rating": 5}, "rating"),
+        ({"rating": -1, "reason": "bored"}, "reason"),
+        ({}, "rating"),
+    ],
 )
 def test_feedback_bad_input_is_400(api, employee, payload, field):
     answer = make_answer(employee)

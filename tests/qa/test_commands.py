@@ -102,13 +102,18 @@ def test_benchmark_retrieval_reports_latency_per_index_size(db, tmp_path):
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text(
         "\n".join(
-            _json.dumps({"doc_id": f"d{i}", "title": f"規程{i}", "text": f"# 規程{i}\n第{i}条の申請は{i}日前までに行います。"}, ensure_ascii=False)
+            _json.dumps(
+                {"doc_id": f"d{i}", "title": f"規程{i}", "text": f"# 規程{i}\n第{i}条の申請は{i}日前までに行います。"},
+                ensure_ascii=False,
+            )
             for i in range(3)
         ),
         encoding="utf-8",
     )
     queries = tmp_path / "queries.jsonl"
-    queries.write_text(_json.dumps({"qid": "q", "question": "申請は何日前まで？", "gold_doc_id": "d1"}, ensure_ascii=False), "utf-8")
+    queries.write_text(
+        _json.dumps({"qid": "q", "question": "申請は何日前まで？", "gold_doc_id": "d1"}, ensure_ascii=False), "utf-8"
+    )
     out = StringIO()
     call_command("benchmark_retrieval", corpus=str(corpus), queries=str(queries), chunks=[5, 20], n=1, stdout=out)
     result = _json.loads(out.getvalue())

@@ -17,14 +17,35 @@ from qa.models import Answer
 pytestmark = pytest.mark.django_db
 
 CORPUS = [
-    {"doc_id": "leave", "title": "休暇規程", "text": "# 休暇規程\n\n## 有給休暇\n有給休暇は入社6ヶ月後に10日付与されます。申請は3日前までに行います。"},
-    {"doc_id": "expense", "title": "経費規程", "text": "# 経費規程\n\n## 申請期限\n経費精算の申請期限は支払日から1ヶ月以内です。領収書を添付してください。"},
-    {"doc_id": "remote", "title": "在宅勤務規程", "text": "# 在宅勤務規程\n\n## 回数\n在宅勤務は週2日まで認められます。前日までに上長の承認を得てください。"},
-    {"doc_id": "security", "title": "情報セキュリティ規程", "text": "# 情報セキュリティ規程\n\n## パスワード\nパスワードは12文字以上とし、90日ごとに変更してください。"},
+    {
+        "doc_id": "leave",
+        "title": "休暇規程",
+        "text": "# 休暇規程\n\n## 有給休暇\n有給休暇は入社6ヶ月後に10日付与されます。申請は3日前までに行います。",
+    },
+    {
+        "doc_id": "expense",
+        "title": "経費規程",
+        "text": "# 経費規程\n\n## 申請期限\n経費精算の申請期限は支払日から1ヶ月以内です。領収書を添付してください。",
+    },
+    {
+        "doc_id": "remote",
+        "title": "在宅勤務規程",
+        "text": "# 在宅勤務規程\n\n## 回数\n在宅勤務は週2日まで認められます。前日までに上長の承認を得てください。",
+    },
+    {
+        "doc_id": "security",
+        "title": "情報セキュリティ規程",
+        "text": "# 情報セキュリティ規程\n\n## パスワード\nパスワードは12文字以上とし、90日ごとに変更してください。",
+    },
 ]
 QUERIES = [
     {"qid": "q1", "question": "有給休暇は入社後何日付与されますか？", "gold_doc_id": "leave", "answers": ["10日"]},
-    {"qid": "q2", "question": "経費精算の申請期限はいつまでですか？", "gold_doc_id": "expense", "answers": ["1ヶ月以内"]},
+    {
+        "qid": "q2",
+        "question": "経費精算の申請期限はいつまでですか？",
+        "gold_doc_id": "expense",
+        "answers": ["1ヶ月以内"],
+    },
     {"qid": "q3", "question": "在宅勤務は週に何日まで認められますか？", "gold_doc_id": "remote", "answers": ["週2日"]},
     {"qid": "q4", "question": "パスワードは何文字以上にしますか？", "gold_doc_id": "security", "answers": ["12文字"]},
     # Deliberately wrong gold document: the metrics must count it as a miss.
@@ -89,7 +110,9 @@ def test_evaluate_writes_the_metrics_and_leaves_live_data_alone(tmp_path, ingest
     table = answers["reliability"]
     assert table["n"] == len(QUERIES)
     assert sum(row["n"] for row in table["levels"].values()) == len(QUERIES)
-    assert sum(row["correct"] for row in table["levels"].values()) == round(answers["answer_contains_gold"] * len(QUERIES))
+    assert sum(row["correct"] for row in table["levels"].values()) == round(
+        answers["answer_contains_gold"] * len(QUERIES)
+    )
     printed = capsys.readouterr().out
     assert "hybrid" in printed and "hit@1" in printed
     assert "wrong_high_rate" in printed and "confidence" in printed

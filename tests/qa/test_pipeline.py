@@ -190,7 +190,9 @@ def test_a_provider_that_reads_the_history_gets_the_question_as_typed(ingest, em
 def test_ungrounded_answer_is_retried_once_with_the_strict_prompt(attendance, employee, anthropic_server):
     anthropic_server.script(
         Reply(body=anthropic_message(text_block("有給休暇は入社した日から20日もらえます。特に申請は不要です。"))),
-        Reply(body=anthropic_message(text_block(LEAVE_SENTENCE, char_location(LEAVE_SENTENCE, 0, 0, 0)), text_block("。"))),
+        Reply(
+            body=anthropic_message(text_block(LEAVE_SENTENCE, char_location(LEAVE_SENTENCE, 0, 0, 0)), text_block("。"))
+        ),
     )
 
     answer = answer_question(user=employee, text=LEAVE_QUESTION)
@@ -207,7 +209,9 @@ def test_ungrounded_answer_is_retried_once_with_the_strict_prompt(attendance, em
     assert citation.cited_text == LEAVE_SENTENCE and citation.quote_verified
 
 
-def test_answer_still_ungrounded_after_the_retry_is_replaced_and_kept_for_review(attendance, employee, anthropic_server):
+def test_answer_still_ungrounded_after_the_retry_is_replaced_and_kept_for_review(
+    attendance, employee, anthropic_server
+):
     invented = "有給休暇は入社した日から20日もらえます。"
     anthropic_server.script(Reply(body=anthropic_message(text_block(invented))))
 

@@ -49,7 +49,13 @@ def test_unsupported_sentences_are_marked_and_supported_ones_are_not(employee):
     verification = {
         "sentences": [
             {"text": S1, "start": 0, "end": len(S1), "supported": True, "reason": ""},
-            {"text": S2, "start": len(S1) + 1, "end": len(S1) + 1 + len(S2), "supported": False, "reason": "no citation"},
+            {
+                "text": S2,
+                "start": len(S1) + 1,
+                "end": len(S1) + 1 + len(S2),
+                "supported": False,
+                "reason": "no citation",
+            },
         ]
     }
     answer = _two_sentence_answer(employee, verification=verification)

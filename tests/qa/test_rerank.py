@@ -160,7 +160,9 @@ def test_the_engine_never_moves_a_document_only_its_chunks(sibling_index, questi
     from qa.engine import EngineConfig, HybridEngine
 
     def run(weight: float) -> list[int]:
-        engine = HybridEngine(sibling_index.dense, sibling_index.keyword, EngineConfig.from_settings(rerank_weight=weight))
+        engine = HybridEngine(
+            sibling_index.dense, sibling_index.keyword, EngineConfig.from_settings(rerank_weight=weight)
+        )
         result = engine.search(query=question)
         assert "rerank" in result.timings
         return [c.chunk_id for c in result.candidates]

@@ -98,7 +98,9 @@ def test_asking_about_a_foreign_document_is_refused(acl_docs, outsider):
 # --- only the live version ------------------------------------------------------
 
 ALLOWANCE_V1 = "# 住宅手当規程\n\n## 支給額\n住宅手当は月額15,000円を支給します。\n\n## 申請\n申請は人事部の総務窓口で受け付けます。\n"
-ALLOWANCE_V2 = "# 住宅手当規程\n\n## 支給額\n住宅手当は月額28,000円を支給します。\n\n## 申請\n申請は人事システムから行います。\n"
+ALLOWANCE_V2 = (
+    "# 住宅手当規程\n\n## 支給額\n住宅手当は月額28,000円を支給します。\n\n## 申請\n申請は人事システムから行います。\n"
+)
 
 
 @pytest.fixture
@@ -155,7 +157,9 @@ def overlapping_docs(ingest, settings):
     return ingest(text=REMOTE_HQ, filename="remote_hq.md"), ingest(text=REMOTE_FACTORY, filename="remote_factory.md")
 
 
-def test_ambiguous_question_asks_which_document_without_calling_the_provider(overlapping_docs, employee, anthropic_server):
+def test_ambiguous_question_asks_which_document_without_calling_the_provider(
+    overlapping_docs, employee, anthropic_server
+):
     hq, factory = overlapping_docs
     answer = answer_question(user=employee, text=AMBIGUOUS)
 
@@ -173,7 +177,9 @@ def test_choosing_an_option_answers_from_that_document_only(overlapping_docs, em
     first = answer_question(user=employee, text=AMBIGUOUS)
     assert first.response_type == Answer.ResponseType.CLARIFICATION
     quote = "3営業日前までに工場長へ申請してください。"
-    anthropic_server.script(Reply(body=anthropic_message(text_block("在宅勤務は" + quote, char_location(quote, 0, 0, 0)))))
+    anthropic_server.script(
+        Reply(body=anthropic_message(text_block("在宅勤務は" + quote, char_location(quote, 0, 0, 0))))
+    )
 
     chosen = answer_question(user=employee, text=AMBIGUOUS, conversation=first.conversation, document=factory)
 
@@ -284,7 +290,9 @@ def test_llm_expansion_failure_falls_back_to_the_dictionary(ingest, employee, de
 
 def test_llm_keywords_are_added_to_the_expansion(ingest, employee, demo_glossary, anthropic_server):
     ingest("attendance.md")
-    anthropic_server.script(Reply(body=anthropic_message(text_block('```json\n["付与日数", "勤怠くん", "有給休暇"]\n```'))))
+    anthropic_server.script(
+        Reply(body=anthropic_message(text_block('```json\n["付与日数", "勤怠くん", "有給休暇"]\n```')))
+    )
     result = search(user=employee, query="有給は何日もらえる？", llm_expansion=llm_keywords)
 
     assert result.added_keywords[:3] == ["有給休暇", "年次有給休暇", "年休"]
@@ -296,7 +304,9 @@ def test_llm_keywords_are_added_to_the_expansion(ingest, employee, demo_glossary
     assert request.body["messages"] == [{"role": "user", "content": "有給は何日もらえる？"}]
 
 
-def test_answer_question_uses_llm_expansion_only_when_enabled(ingest, employee, demo_glossary, anthropic_server, settings):
+def test_answer_question_uses_llm_expansion_only_when_enabled(
+    ingest, employee, demo_glossary, anthropic_server, settings
+):
     ingest("attendance.md")
     sentence = "有給休暇は入社6ヶ月後に10日付与されます"
     cited = Reply(body=anthropic_message(text_block(sentence + "。", char_location(sentence, 0, 0, 0))))

@@ -8,7 +8,11 @@ from qa.retrieval import names_something_retrieved, unknown_subject
 from qa.types import RetrievedChunk
 
 TRAVEL = RetrievedChunk(
-    chunk_id=1, document_id=1, version_id=1, filename="business_travel.md", section="出張旅費規程 > 3. 交通手段",
+    chunk_id=1,
+    document_id=1,
+    version_id=1,
+    filename="business_travel.md",
+    section="出張旅費規程 > 3. 交通手段",
     text="有料道路・駐車場代は実費精算です。人事部との面談は年2回です。",
 )
 
@@ -32,8 +36,13 @@ def test_an_english_question_is_judged_by_its_glossary_words_found_in_the_docume
 
 
 VPN = RetrievedChunk(
-    chunk_id=2, document_id=2, version_id=2, filename="network_vpn.md", section="社内Wi-Fi・VPN利用ガイド > 2. VPN",
-    text="社外からはVPNクライアントで接続します。", similarity=0.79,
+    chunk_id=2,
+    document_id=2,
+    version_id=2,
+    filename="network_vpn.md",
+    section="社内Wi-Fi・VPN利用ガイド > 2. VPN",
+    text="社外からはVPNクライアントで接続します。",
+    similarity=0.79,
 )
 
 

@@ -22,12 +22,31 @@ def _answer(user):
     spans = [(0, len(S1)), (len(S1), len(S1) + len(S2)), (len(S1) + len(S2), len(text))]
     verification = {
         "sentences": [
-            {"text": S1, "start": spans[0][0], "end": spans[0][1], "supported": False,
-             "reason": "number_not_in_evidence", "missing": ["20日"], "closest": "有給休暇は入社6ヶ月後に10日付与されます"},
-            {"text": S2, "start": spans[1][0], "end": spans[1][1], "supported": False,
-             "reason": "unknown_term", "missing": ["総務部"]},
-            {"text": S3, "start": spans[2][0], "end": spans[2][1], "supported": False,
-             "reason": "meaning_not_in_evidence", "missing": []},
+            {
+                "text": S1,
+                "start": spans[0][0],
+                "end": spans[0][1],
+                "supported": False,
+                "reason": "number_not_in_evidence",
+                "missing": ["20日"],
+                "closest": "有給休暇は入社6ヶ月後に10日付与されます",
+            },
+            {
+                "text": S2,
+                "start": spans[1][0],
+                "end": spans[1][1],
+                "supported": False,
+                "reason": "unknown_term",
+                "missing": ["総務部"],
+            },
+            {
+                "text": S3,
+                "start": spans[2][0],
+                "end": spans[2][1],
+                "supported": False,
+                "reason": "meaning_not_in_evidence",
+                "missing": [],
+            },
         ]
     }
     return make_answer(user, blocks=[{"text": text, "citations": []}], citations=[], verification=verification)
@@ -58,14 +77,19 @@ def test_the_chat_fragment_shows_the_reason_beside_the_marked_sentence(employee)
     request = RequestFactory().get("/")
     request.user = employee
     with translation.override("ja"):
-        html = render_to_string("qa/partials/_answer.html", {"view": answer_view(answer), "answer": answer},
-                                request=request)
+        html = render_to_string(
+            "qa/partials/_answer.html", {"view": answer_view(answer), "answer": answer}, request=request
+        )
     assert '<mark class="unsupported">有給休暇は入社6ヶ月後に20日付与されます。</mark>' in html
     assert "『20日』が根拠の文書にありません" in html
     assert "根拠の文書に書かれていない内容を含みます" in html
 
 
 def test_a_supported_answer_lists_no_reasons(employee):
-    answer = make_answer(employee, verification={"sentences": [
-        {"text": S1, "start": 0, "end": len(S1), "supported": True, "reason": "supported"}]})
+    answer = make_answer(
+        employee,
+        verification={
+            "sentences": [{"text": S1, "start": 0, "end": len(S1), "supported": True, "reason": "supported"}]
+        },
+    )
     assert answer_view(answer).unsupported == []

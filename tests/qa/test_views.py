@@ -74,9 +74,7 @@ def test_document_and_answer_text_are_escaped(client, employee):
         employee,
         question=evil,
         blocks=[{"text": evil, "citations": [1]}],
-        citations=[
-            {"n": 1, "filename": "evil<b>.md", "section": evil, "cited_text": evil, "context_before": evil}
-        ],
+        citations=[{"n": 1, "filename": "evil<b>.md", "section": evil, "cited_text": evil, "context_before": evil}],
     )
     client.force_login(employee)
     html = client.get(reverse("qa:conversation", args=[answer.conversation_id])).content.decode()
@@ -139,7 +137,9 @@ def test_empty_question_with_htmx_swaps_the_error_into_the_form(client, employee
     assert "質問を入力してください" in response.content.decode()
 
 
-def test_a_question_while_the_dense_index_is_unreachable_gets_a_message_and_stores_nothing(client, employee, monkeypatch):
+def test_a_question_while_the_dense_index_is_unreachable_gets_a_message_and_stores_nothing(
+    client, employee, monkeypatch
+):
     from tests.qa.test_api import _chroma_server_unreachable
 
     ingest_demo(employee, "attendance.md")

@@ -48,31 +48,52 @@ def attendance(owner: User) -> Chunk:
     """A live document with one chunk, owned by ``owner``."""
     document = Document.objects.create(title="勤怠規程", filename="attendance.md", owner=owner, status="ready")
     version = DocumentVersion.objects.create(
-        document=document, number=1, file="documents/x/attendance.md", original_name="attendance.md",
-        sha256="0" * 64, text=ATTENDANCE_TEXT,
+        document=document,
+        number=1,
+        file="documents/x/attendance.md",
+        original_name="attendance.md",
+        sha256="0" * 64,
+        text=ATTENDANCE_TEXT,
     )
     document.live_version = version
     document.save(update_fields=["live_version"])
     return Chunk.objects.create(
-        version=version, document=document, ordinal=0, heading_path="勤怠規程 > 有給休暇",
-        text=ATTENDANCE_TEXT, start=0, end=len(ATTENDANCE_TEXT),
+        version=version,
+        document=document,
+        ordinal=0,
+        heading_path="勤怠規程 > 有給休暇",
+        text=ATTENDANCE_TEXT,
+        start=0,
+        end=len(ATTENDANCE_TEXT),
     )
 
 
 def cite(answer: Answer, chunk: Chunk, quote: str, *, n: int = 1, verified: bool = True) -> Citation:
     start = chunk.text.find(quote)
     return Citation.objects.create(
-        answer=answer, n=n, chunk=chunk, document=chunk.document, filename=chunk.document.filename,
-        section=chunk.heading_path, cited_text=quote, start=start if start >= 0 else None,
-        end=start + len(quote) if start >= 0 else None, quote_verified=verified,
-        context_before=chunk.text[:max(start, 0)], context_after=chunk.text[start + len(quote):] if start >= 0 else "",
+        answer=answer,
+        n=n,
+        chunk=chunk,
+        document=chunk.document,
+        filename=chunk.document.filename,
+        section=chunk.heading_path,
+        cited_text=quote,
+        start=start if start >= 0 else None,
+        end=start + len(quote) if start >= 0 else None,
+        quote_verified=verified,
+        context_before=chunk.text[: max(start, 0)],
+        context_after=chunk.text[start + len(quote) :] if start >= 0 else "",
     )
 
 
 def snapshot(chunk: Chunk, score: float = 0.031, similarity: float = 0.84) -> dict[str, Any]:
     return {
-        "chunk_id": chunk.pk, "filename": chunk.document.filename, "section": chunk.heading_path,
-        "text": chunk.text, "score": score, "similarity": similarity,
+        "chunk_id": chunk.pk,
+        "filename": chunk.document.filename,
+        "section": chunk.heading_path,
+        "text": chunk.text,
+        "score": score,
+        "similarity": similarity,
     }
 
 

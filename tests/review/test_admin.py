@@ -22,18 +22,26 @@ QUEUE = "/admin/qa/answer/"
 @pytest.fixture
 def cases(make_answer, rate, reviewer, outsider, attendance) -> SimpleNamespace:
     fabricated = make_answer(
-        "経費精算の締め日はいつですか？", confidence=Answer.Confidence.LOW, flag_fabricated_source=True,
+        "経費精算の締め日はいつですか？",
+        confidence=Answer.Confidence.LOW,
+        flag_fabricated_source=True,
         answer_text="company_policy.mdによると月末です。",
     )
     ungrounded = make_answer(
-        "在宅勤務の申請方法は？", confidence=Answer.Confidence.MEDIUM, flag_low_grounding=True,
-        answer_text="関連する文書を十分に見つけられませんでした", original_answer_text="上長にメールで申請します。",
-        provider="gemini", model_name="gemini-2.5-flash",
+        "在宅勤務の申請方法は？",
+        confidence=Answer.Confidence.MEDIUM,
+        flag_low_grounding=True,
+        answer_text="関連する文書を十分に見つけられませんでした",
+        original_answer_text="上長にメールで申請します。",
+        provider="gemini",
+        model_name="gemini-2.5-flash",
     )
     disliked = make_answer("PCの貸与期間は？", confidence=Answer.Confidence.HIGH)
     rate(disliked, outsider, Feedback.Rating.DOWN, comment="古い情報です")
     low = make_answer("慶弔休暇は何日ですか？", confidence=Answer.Confidence.LOW, flag_no_citation=True)
-    good = make_answer("有給休暇は入社後いつ付与されますか？", confidence=Answer.Confidence.HIGH, retrieved=[snapshot(attendance)])
+    good = make_answer(
+        "有給休暇は入社後いつ付与されますか？", confidence=Answer.Confidence.HIGH, retrieved=[snapshot(attendance)]
+    )
     cite(good, attendance, "入社6ヶ月後に10日付与されます。")
     rate(good, outsider, Feedback.Rating.UP)
     return SimpleNamespace(fabricated=fabricated, ungrounded=ungrounded, disliked=disliked, low=low, good=good)
@@ -162,9 +170,7 @@ def test_assignee_must_be_a_reviewer(cases, reviewer_client, employee):
 def test_bulk_actions_update_rows_and_report_counts(cases, reviewer, reviewer_client):
     chosen = [cases.fabricated.pk, cases.low.pk]
 
-    response = reviewer_client.post(
-        QUEUE, {"action": "mark_resolved", "_selected_action": chosen}, follow=True
-    )
+    response = reviewer_client.post(QUEUE, {"action": "mark_resolved", "_selected_action": chosen}, follow=True)
 
     assert "2 件の回答を「解決済み」にしました" in response.content.decode()
     assert set(Answer.objects.filter(review_status="resolved").values_list("pk", flat=True)) == set(chosen)
@@ -193,12 +199,26 @@ def test_evidence_page_shows_everything_stored_and_escapes_it(make_answer, rate,
             "grounded_ratio": 0.25,
             "citation_presence": {"has_citation": False, "citation_quality": "none"},
             "quote_checks": [
-                {"block": 0, "citation": 0, "chunk_index": 0, "verified": False, "start": None, "end": None,
-                 "reason": "not_found", "found_in_chunk": None},
+                {
+                    "block": 0,
+                    "citation": 0,
+                    "chunk_index": 0,
+                    "verified": False,
+                    "start": None,
+                    "end": None,
+                    "reason": "not_found",
+                    "found_in_chunk": None,
+                },
             ],
             "sentences": [
-                {"text": "有給は20日です。", "start": 0, "end": 9, "supported": False,
-                 "reason": "数値「20日」が根拠にない", "missing": ["20日"]},
+                {
+                    "text": "有給は20日です。",
+                    "start": 0,
+                    "end": 9,
+                    "supported": False,
+                    "reason": "数値「20日」が根拠にない",
+                    "missing": ["20日"],
+                },
             ],
             "replaced_text": "関連する文書を十分に見つけられませんでした",
             "retrieval_confidence": "medium",
@@ -218,7 +238,8 @@ def test_evidence_page_shows_everything_stored_and_escapes_it(make_answer, rate,
         "<td>原文に見つからない</td>",  # quote check row, in words
         "25%",  # grounded ratio
         "回答の根拠が不十分です",  # warning
-        "0.033", "0.842",  # snapshot scores
+        "0.033",
+        "0.842",  # snapshot scores
         "勤怠規程 &gt; 有給休暇",  # section, escaped
         "原文と一致",  # quote check of the citation
         "&lt;b&gt;違う&lt;/b&gt;",  # feedback comment, escaped
@@ -238,8 +259,12 @@ def test_evidence_survives_reindexing_the_cited_document(make_answer, attendance
     old_version = attendance.version
     new_text = "年次有給休暇は入社3ヶ月後に12日付与されます。"
     new_version = DocumentVersion.objects.create(
-        document=document, number=2, file="documents/x/attendance-v2.md", original_name="attendance.md",
-        sha256="1" * 64, text=new_text,
+        document=document,
+        number=2,
+        file="documents/x/attendance-v2.md",
+        original_name="attendance.md",
+        sha256="1" * 64,
+        text=new_text,
     )
     document.live_version = new_version
     document.save(update_fields=["live_version"])

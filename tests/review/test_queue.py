@@ -17,7 +17,9 @@ def test_queue_takes_low_confidence_flagged_and_disliked_answers_only(make_answe
     low = make_answer("低い", confidence=Answer.Confidence.LOW)
     fabricated_quote = make_answer("引用", confidence=Answer.Confidence.MEDIUM, flag_fabricated_quote=True)
     unsupported = make_answer("主張", flag_unsupported_claim=True)
-    provider_error = make_answer("失敗", response_type=Answer.ResponseType.ERROR, flag_provider_error=True, confidence="")
+    provider_error = make_answer(
+        "失敗", response_type=Answer.ResponseType.ERROR, flag_provider_error=True, confidence=""
+    )
     disliked = make_answer("👎")
     rate(disliked, reviewer, Feedback.Rating.DOWN)
     liked = make_answer("👍")
@@ -77,7 +79,9 @@ def test_documents_needing_fix_lists_answers_involving_the_owners_documents(
     cite(resolved, attendance, "入社6ヶ月後に10日付与されます。")
     foreign_doc = Document.objects.create(title="経費", filename="expense.md", owner=other_owner)
     foreign = make_answer(
-        "他人の文書", confidence="low", review_status=fix,
+        "他人の文書",
+        confidence="low",
+        review_status=fix,
         retrieved=[{"chunk_id": 999, "filename": foreign_doc.filename, "text": "経費は月末締め", "score": 0.1}],
     )
 

@@ -43,11 +43,30 @@ def test_admin_index_names_the_queue_for_what_a_reviewer_does(reviewer):
 def test_evidence_page_shows_words_not_raw_keys(make_answer, reviewer):
     answer = make_answer(confidence=Answer.Confidence.LOW, flag_fabricated_quote=True, verification=VERDICT)
     html = _tables(client_for(reviewer).get(f"/admin/qa/answer/{answer.pk}/change/").content.decode())
-    for raw in ("has_citation", "citation_quality", ">block<", ">chunk_index<", ">not_found<", ">strong<",
-                "number_not_in_evidence", "retrieval_confidence", ">needs_review<", ">medium<"):
+    for raw in (
+        "has_citation",
+        "citation_quality",
+        ">block<",
+        ">chunk_index<",
+        ">not_found<",
+        ">strong<",
+        "number_not_in_evidence",
+        "retrieval_confidence",
+        ">needs_review<",
+        ">medium<",
+    ):
         assert raw not in html, raw
-    for words in ("出典の記載", "ファイル名で明示", "回答の段落", "原文に見つからない", "数値が根拠にない",
-                  "検索の信頼度", "レビューが必要", "✓ はい", "<td>50%</td>"):
+    for words in (
+        "出典の記載",
+        "ファイル名で明示",
+        "回答の段落",
+        "原文に見つからない",
+        "数値が根拠にない",
+        "検索の信頼度",
+        "レビューが必要",
+        "✓ はい",
+        "<td>50%</td>",
+    ):
         assert words in html, words
 
 

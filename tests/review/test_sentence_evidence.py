@@ -15,10 +15,24 @@ def test_evidence_page_shows_reason_and_closest_evidence_sentence(make_answer, r
         "confidence": "medium",
         "flags": ["unsupported_claim"],
         "sentences": [
-            {"text": "有給は20日です。", "start": 0, "end": 9, "supported": False, "reason": "number_not_in_evidence",
-             "missing": ["20日"], "closest": "有給休暇は入社6ヶ月後に10日付与されます"},
-            {"text": "未消化分は買い取られます。", "start": 9, "end": 22, "supported": False,
-             "reason": "meaning_not_in_evidence", "missing": [], "closest": "有給申請は最低3日前までに申請してください"},
+            {
+                "text": "有給は20日です。",
+                "start": 0,
+                "end": 9,
+                "supported": False,
+                "reason": "number_not_in_evidence",
+                "missing": ["20日"],
+                "closest": "有給休暇は入社6ヶ月後に10日付与されます",
+            },
+            {
+                "text": "未消化分は買い取られます。",
+                "start": 9,
+                "end": 22,
+                "supported": False,
+                "reason": "meaning_not_in_evidence",
+                "missing": [],
+                "closest": "有給申請は最低3日前までに申請してください",
+            },
         ],
     }
     answer = make_answer(confidence=Answer.Confidence.MEDIUM, flag_unsupported_claim=True, verification=verification)

@@ -74,7 +74,9 @@ def test_the_six_everyday_questions_are_judged() -> None:
     assert answer_fit("経費精算の締め切りはいつ？", "経費精算は支払日から1ヶ月以内に申請してください。").fits
     assert not answer_fit("休みを取りたいときは誰に言えばいい？", "有効期限を過ぎた休暇の買い取りは行いません。").fits
     assert answer_fit("休みを取りたいときは誰に言えばいい？", "申請は勤怠くんから上長に提出します。").fits
-    missing = answer_fit("在宅勤務は週何日までできて、手当は月いくらですか？", "在宅勤務手当として月額4,000円を支給します。")
+    missing = answer_fit(
+        "在宅勤務は週何日までできて、手当は月いくらですか？", "在宅勤務手当として月額4,000円を支給します。"
+    )
     assert "type" in missing.failed
     assert answer_fit("有給休暇は何日？", "有給休暇は10日です。", similarity=0.70).failed == ["meaning"]
 
@@ -84,7 +86,12 @@ ATTENDANCE = "## 有給休暇\n有給休暇は入社6ヶ月後に10日付与さ�
 
 def _verdict(question: str, quote: str) -> object:
     chunk = RetrievedChunk(
-        chunk_id=1, document_id=1, version_id=1, filename="attendance.md", section="有給休暇", text=ATTENDANCE,
+        chunk_id=1,
+        document_id=1,
+        version_id=1,
+        filename="attendance.md",
+        section="有給休暇",
+        text=ATTENDANCE,
         similarity=0.95,
     )
     start = ATTENDANCE.index(quote)
@@ -111,15 +118,24 @@ def test_an_english_question_answered_from_japanese_quotes_is_never_high() -> No
 @pytest.mark.parametrize(
     ("question", "parts"),
     [
-        ("在宅勤務は週何日までできて、手当は月いくらですか？", ["在宅勤務は週何日までできて", "在宅勤務の手当は月いくらですか？"]),
+        (
+            "在宅勤務は週何日までできて、手当は月いくらですか？",
+            ["在宅勤務は週何日までできて", "在宅勤務の手当は月いくらですか？"],
+        ),
         ("試用期間の長さと給料日を教えて。", ["試用期間の長さを教えて。", "試用期間の給料日を教えて。"]),
-        ("住宅手当と配偶者の家族手当はそれぞれ月いくらですか？", ["住宅手当は月いくらですか？", "配偶者の家族手当は月いくらですか？"]),
+        (
+            "住宅手当と配偶者の家族手当はそれぞれ月いくらですか？",
+            ["住宅手当は月いくらですか？", "配偶者の家族手当は月いくらですか？"],
+        ),
         ("コアタイムと休憩時間を教えてください。", ["コアタイムを教えてください。", "休憩時間を教えてください。"]),
         # One question each: と joins the modifiers of one thing, quotes, or a condition.
         ("時間外労働と休日労働の合計の上限は？", ["時間外労働と休日労働の合計の上限は？"]),
         ("みんな早く帰ろうと決まっている曜日は？", ["みんな早く帰ろうと決まっている曜日は？"]),
         ("上長と相談して決めますか？", ["上長と相談して決めますか？"]),
-        ("How long is the probation period and when is payday?", ["How long is the probation period and when is payday?"]),
+        (
+            "How long is the probation period and when is payday?",
+            ["How long is the probation period and when is payday?"],
+        ),
     ],
 )
 def test_a_two_part_question_is_split_into_questions_that_stand_alone(question: str, parts: list[str]) -> None:

@@ -26,8 +26,16 @@ def test_jhars_answers_become_one_item_per_sentence(tmp_path: Path) -> None:
     path.write_text(json.dumps(ANSWER, ensure_ascii=False) + "\n", encoding="utf-8")
     items = load_jhars(path)
     assert [i.unsupported for i in items] == [False, True]
-    assert scores(items, judge) == {"n": 2, "tp": 1, "fp": 0, "fn": 0, "tn": 1, "precision": 1.0,
-                                   "recall": 1.0, "false_alarm": 0.0}
+    assert scores(items, judge) == {
+        "n": 2,
+        "tp": 1,
+        "fp": 0,
+        "fn": 0,
+        "tn": 1,
+        "precision": 1.0,
+        "recall": 1.0,
+        "false_alarm": 0.0,
+    }
     assert load_jhars(tmp_path / "absent.jsonl") == []
 
 

@@ -20,9 +20,11 @@ def test_every_flag_has_its_model_column_and_labels() -> None:
 
 
 def test_consumers_agree_with_the_registry() -> None:
-    assert set(QUEUE_FLAGS) == set(REVIEW_FLAGS) == {
-        "fabricated_source", "fabricated_quote", "low_grounding", "unsupported_claim", "provider_error"
-    }
+    assert (
+        set(QUEUE_FLAGS)
+        == set(REVIEW_FLAGS)
+        == {"fabricated_source", "fabricated_quote", "low_grounding", "unsupported_claim", "provider_error"}
+    )
     assert VERDICT_FLAG_NAMES == VERIFIER_FLAG_NAMES
     assert "provider_error" not in VERDICT_FLAG_NAMES
     assert set(USER_LABELS) == {flag.name for flag in FLAGS if flag.user_label}

@@ -53,7 +53,11 @@ def _clean_env() -> dict[str, str]:
 def test_modules_import_without_django_or_qa() -> None:
     done = subprocess.run(
         [sys.executable, "-c", BLOCKER.format(modules=PURE_MODULES)],
-        cwd=ROOT, env=_clean_env(), capture_output=True, text=True, timeout=60,
+        cwd=ROOT,
+        env=_clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
@@ -62,7 +66,11 @@ def test_modules_import_without_django_or_qa() -> None:
 def test_bench_command_reports_support_seeds_and_timing() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "qa.evaluation.verification_bench", "--json", "--repeats", "20"],
-        cwd=ROOT, env=_clean_env(), capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        env=_clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -74,7 +82,10 @@ def test_bench_command_reports_support_seeds_and_timing() -> None:
 def test_seed_verdicts_match_the_article() -> None:
     rows = {row["case"]: row for row in seed_verdicts()}
     assert [rows[f"article/{name}"]["confidence"] for name in ("strong", "weak", "none", "fabricated")] == [
-        "high", "high", "medium", "low"
+        "high",
+        "high",
+        "medium",
+        "low",
     ]
     assert rows["verdict/structured citation"]["flags"] == []
     assert rows["verdict/abstention"]["flags"] == ["not_found"]

@@ -30,8 +30,11 @@ PDF_CHUNK = "有給休暇は入社６ヶ月後に１０日付与\nされます�
         ("有給休暇は入社６ヶ月後に１０日付与されます", CHUNK, "有給休暇は入社6ヶ月後に10日付与されます"),
         # Line breaks and spaces inside the passage.
         ("有給申請は最低3日前までに申請してください", PDF_CHUNK, "有給申請は最低３日前ま\nでに申請して ください"),
-        ("Reset your  password\nat the portal", "Reset your password at the portal.",
-         "Reset your password at the portal"),
+        (
+            "Reset your  password\nat the portal",
+            "Reset your password at the portal.",
+            "Reset your password at the portal",
+        ),
         # Case and dash variants.
         ("company-wifi", "SSIDは「COMPANY－WIFI」です", "COMPANY－WIFI"),
         ("9:00〜18:00", "標準勤務時間は9:00～18:00です", "9:00～18:00"),
@@ -92,7 +95,9 @@ def test_quote_matches_exact_offsets() -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(
-    text=st.text(alphabet=st.sampled_from(list("有給休暇申請あいうアイウ123１２３ \n　。、-－")), min_size=1, max_size=60),
+    text=st.text(
+        alphabet=st.sampled_from(list("有給休暇申請あいうアイウ123１２３ \n　。、-－")), min_size=1, max_size=60
+    ),
     data=st.data(),
 )
 def test_property_any_substring_is_found_and_maps_back(text: str, data: st.DataObject) -> None:

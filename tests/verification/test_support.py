@@ -101,8 +101,12 @@ def test_extract_quantities(text: str, expected: list[tuple[float, str, str]]) -
         ("有給の申請はSlackから行います。", ATTENDANCE, False, "unknown_term"),
         ("有給申請は人事部へ連絡してください。", ATTENDANCE, False, "unknown_term"),
         # Added claims.
-        ("有給休暇は翌年度に繰り越すことができ、最大40日まで保有できます。", ATTENDANCE, False,
-         "number_not_in_evidence"),
+        (
+            "有給休暇は翌年度に繰り越すことができ、最大40日まで保有できます。",
+            ATTENDANCE,
+            False,
+            "number_not_in_evidence",
+        ),
         ("在宅勤務は週2日まで認められています。", ATTENDANCE, False, "number_not_in_evidence"),
         # Not claims.
         ("以下の通りです。", ATTENDANCE, True, "connective"),
@@ -117,8 +121,12 @@ def test_extract_quantities(text: str, expected: list[tuple[float, str, str]]) -
         ("Apply through 勤怠くん at least 3 days in advance.", ATTENDANCE, True, "supported"),
         # English on English evidence: words are compared.
         ("Passwords are reset on the portal.", "You can reset passwords on the portal.", True, "supported"),
-        ("Laptops are replaced every year by facilities.", "You can reset passwords on the portal.", False,
-         "low_overlap"),
+        (
+            "Laptops are replaced every year by facilities.",
+            "You can reset passwords on the portal.",
+            False,
+            "low_overlap",
+        ),
     ],
 )
 def test_check_support(sentence: str, evidence: str, supported: bool, reason: str) -> None:

@@ -58,17 +58,24 @@ def test_paraphrased_faithful_sentences_pass(sentence: str, evidence: str) -> No
         # Invented names: a department, a system, a product.
         ("遅刻や早退をする場合は、事前に総務部へ連絡してください。", ATTENDANCE, "unknown_term", "総務部"),
         ("ゲスト用Wi-Fiはシステム部で発行されます。", IT_SUPPORT, "unknown_term", "システム部"),
-        ("申請は人事システムの「ジョブカン」から行ってください。", ATTENDANCE, "quoted_term_not_in_evidence",
-         "ジョブカン"),
+        (
+            "申請は人事システムの「ジョブカン」から行ってください。",
+            ATTENDANCE,
+            "quoted_term_not_in_evidence",
+            "ジョブカン",
+        ),
         ("チケットはServiceNowから発行してください。", IT_SUPPORT, "unknown_term", "servicenow"),
-        ("有給休暇は入社6ヶ月後に10日付与され、慶弔休暇も別途取得できます。", ATTENDANCE, "unknown_term",
-         "慶弔休暇"),
+        ("有給休暇は入社6ヶ月後に10日付与され、慶弔休暇も別途取得できます。", ATTENDANCE, "unknown_term", "慶弔休暇"),
         # Invented numbers.
         ("有給の申請は遅くとも5日前までに行う必要があります。", ATTENDANCE, "number_not_in_evidence", "5日前"),
         ("出張時の宿泊費は1泊あたり20,000円まで精算できます。", EXPENSE, "number_not_in_evidence", "20,000円"),
         # Contradictions: the evidence's sentence, negated (or its negation dropped).
-        ("有給休暇は入社6ヶ月後に10日付与されません。", ATTENDANCE, "contradiction",
-         "有給休暇は入社6ヶ月後に10日付与されます"),
+        (
+            "有給休暇は入社6ヶ月後に10日付与されません。",
+            ATTENDANCE,
+            "contradiction",
+            "有給休暇は入社6ヶ月後に10日付与されます",
+        ),
         ("領収書がない場合は精算できます。", EXPENSE, "contradiction", "領収書がない場合は精算できません"),
         # Swapped values: each number is in the evidence, but said about the other clause's words.
         ("休憩時間は9:00〜18:00で、標準勤務時間は12:00〜13:00です。", ATTENDANCE, "number_out_of_context", "9:00"),
@@ -135,8 +142,13 @@ def test_an_unsure_sentence_is_settled_by_meaning() -> None:
 
     def sentences(cosine: float | None) -> list:
         meaning = None if cosine is None else _meaning(cosine)
-        verdict = verify(blocks=[Block(UNSURE)], chunks=[Chunk("attendance.md", ATTENDANCE)], top_similarity=0.9,
-                         thresholds=(0.86, 0.8), meaning=meaning)
+        verdict = verify(
+            blocks=[Block(UNSURE)],
+            chunks=[Chunk("attendance.md", ATTENDANCE)],
+            top_similarity=0.9,
+            thresholds=(0.86, 0.8),
+            meaning=meaning,
+        )
         return [(s.supported, s.reason) for s in verdict.sentences]
 
     assert sentences(None) == [(True, "supported")]
@@ -162,8 +174,13 @@ def test_meaning_check_embeds_nothing_when_no_sentence_is_unsure() -> None:
         raise AssertionError("evidence vectors must not be loaded")
 
     meaning = MeaningCheck([ATTENDANCE], vectors, embed)
-    verify(blocks=[Block("有給休暇は入社6ヶ月後に10日付与されます。")], chunks=[Chunk("attendance.md", ATTENDANCE)],
-           top_similarity=0.9, thresholds=(0.86, 0.8), meaning=meaning)
+    verify(
+        blocks=[Block("有給休暇は入社6ヶ月後に10日付与されます。")],
+        chunks=[Chunk("attendance.md", ATTENDANCE)],
+        top_similarity=0.9,
+        thresholds=(0.86, 0.8),
+        meaning=meaning,
+    )
     assert calls == []
 
 

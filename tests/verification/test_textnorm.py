@@ -37,8 +37,9 @@ def test_map_points_back_into_the_original() -> None:
     assert [text[s:e] for s, e in zip(starts, ends, strict=True)] == ["有", "給", "６", "ヶ", "月", "ｶﾞ", "ｲ", "ﾄﾞ"]
 
 
-@pytest.mark.parametrize(("ch", "expected"), [("a", True), ("_", True), ("9", True), ("あ", False), ("漢", False),
-                                              ("ａ", False), (".", False)])
+@pytest.mark.parametrize(
+    ("ch", "expected"),
+    [("a", True), ("_", True), ("9", True), ("あ", False), ("漢", False), ("ａ", False), (".", False)],
+)
 def test_is_ascii_word(ch: str, expected: bool) -> None:
     assert is_ascii_word(ch) is expected
-

@@ -46,8 +46,14 @@ def cited(text: str, quote: str = QUOTE, index: int | None = 0, start: int | Non
     return AnswerBlock(text, [Citation(index, quote, start, end)])
 
 
-def run(blocks: list[AnswerBlock], *, similarity: float = 0.9, gate: float = 0.5, abstained: bool = False,
-        chunks: list[RetrievedChunk] | None = None) -> Verdict:
+def run(
+    blocks: list[AnswerBlock],
+    *,
+    similarity: float = 0.9,
+    gate: float = 0.5,
+    abstained: bool = False,
+    chunks: list[RetrievedChunk] | None = None,
+) -> Verdict:
     return verify(
         blocks=blocks,
         chunks=CHUNKS if chunks is None else chunks,
@@ -66,8 +72,12 @@ def run(blocks: list[AnswerBlock], *, similarity: float = 0.9, gate: float = 0.5
         ("有給休暇は入社6ヶ月後に10日付与されます。(attendance.md)", "high", [], None),
         ("attendanceの資料によると、有給休暇は10日付与されます。", "high", ["weak_citation"], WARNING_WEAK),
         ("有給休暇は入社6ヶ月後に10日付与されます。", "medium", ["no_citation"], WARNING_NONE),
-        ("company_policy.md によると、有給休暇は10日付与されます。", "low", ["fabricated_source", "no_citation"],
-         WARNING_FABRICATED.format(names="company_policy.md")),
+        (
+            "company_policy.md によると、有給休暇は10日付与されます。",
+            "low",
+            ["fabricated_source", "no_citation"],
+            WARNING_FABRICATED.format(names="company_policy.md"),
+        ),
     ],
     ids=["strong", "weak", "none", "fabricated"],
 )
@@ -133,7 +143,9 @@ def test_wrong_offsets_are_corrected_by_locating_the_quote() -> None:
 
 
 def test_quote_found_after_normalisation() -> None:
-    verdict = run([cited("有給休暇は10日付与されます。", quote="有給休暇は入社６ヶ月後に１０日付与されます", start=None)])
+    verdict = run(
+        [cited("有給休暇は10日付与されます。", quote="有給休暇は入社６ヶ月後に１０日付与されます", start=None)]
+    )
     check = verdict.quote_checks[0]
     assert check.verified
     assert ATTENDANCE[check.start : check.end] == QUOTE
@@ -215,8 +227,14 @@ def test_abstention_after_weak_retrieval_keeps_low_retrieval_flag() -> None:
 
 @pytest.mark.parametrize(
     ("similarity", "confidence", "flags"),
-    [(0.95, "high", []), (0.86, "high", []), (0.83, "medium", []), (0.80, "medium", []),
-     (0.79, "low", ["low_retrieval"]), (None, "low", ["low_retrieval"])],
+    [
+        (0.95, "high", []),
+        (0.86, "high", []),
+        (0.83, "medium", []),
+        (0.80, "medium", []),
+        (0.79, "low", ["low_retrieval"]),
+        (None, "low", ["low_retrieval"]),
+    ],
 )
 def test_retrieval_strength_sets_the_starting_confidence(
     similarity: float | None, confidence: str, flags: list[str]
@@ -240,8 +258,15 @@ def test_flags_are_sorted_known_names_and_to_dict_is_json() -> None:
     assert set(verdict.flags) <= set(FLAG_NAMES)
     data = json.loads(json.dumps(verdict.to_dict(), ensure_ascii=False))
     assert set(data) >= {
-        "confidence", "flags", "warnings", "needs_review", "grounded_ratio", "citation_presence",
-        "quote_checks", "sentences", "replaced_text",
+        "confidence",
+        "flags",
+        "warnings",
+        "needs_review",
+        "grounded_ratio",
+        "citation_presence",
+        "quote_checks",
+        "sentences",
+        "replaced_text",
     }
     assert data["quote_checks"][0]["verified"] is False
     assert {"text", "start", "end", "supported", "reason"} <= set(data["sentences"][0])

@@ -34,7 +34,11 @@ def with_readability(answers: QuerySet[Answer], user: User | AnonymousUser) -> Q
     if READABLE in answers.query.annotations:
         return answers
     return answers.annotate(
-        **{READABLE: Case(When(readable_condition(user), then=Value(True)), default=Value(False), output_field=BooleanField())}
+        **{
+            READABLE: Case(
+                When(readable_condition(user), then=Value(True)), default=Value(False), output_field=BooleanField()
+            )
+        }
     )
 
 

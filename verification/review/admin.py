@@ -312,14 +312,21 @@ class ReviewQueueAdmin(TeachingViews, OfferedFiltersOnly, admin.ModelAdmin):
     # --- the evidence page ----------------------------------------------------
 
     def render_change_form(
-        self, request: HttpRequest, context: dict[str, Any], add: bool = False, change: bool = False,
-        form_url: str = "", obj: Answer | None = None,
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: Answer | None = None,
     ) -> HttpResponse:
         if obj is not None:
             context["redacted"] = not may_read(obj, request.user)
             context["redacted_note"] = str(REDACTED)
             context["evidence"] = (
-                {"flags": [(name, FLAG_LABELS[name]) for name in obj.flags]} if context["redacted"] else answer_evidence(obj)
+                {"flags": [(name, FLAG_LABELS[name]) for name in obj.flags]}
+                if context["redacted"]
+                else answer_evidence(obj)
             )
             context["title"] = gettext("回答の確認（証拠とレビュー）")
         return super().render_change_form(request, context, add=add, change=change, form_url=form_url, obj=obj)
@@ -371,7 +378,9 @@ class ReviewQueueAdmin(TeachingViews, OfferedFiltersOnly, admin.ModelAdmin):
         if hidden:
             self.message_user(
                 request,
-                gettext("%(count)d 件は閲覧権限のない文書を含むため割り当てませんでした。閲覧できる担当者に割り当ててください。")
+                gettext(
+                    "%(count)d 件は閲覧権限のない文書を含むため割り当てませんでした。閲覧できる担当者に割り当ててください。"
+                )
                 % {"count": hidden},
                 messages.WARNING,
             )

@@ -70,7 +70,9 @@ class TeachingViews:
     def teach_view(self, request: HttpRequest) -> TemplateResponse:
         context = self._teach_context(request, gettext("答えられなかった質問（言い換えを教える）"))
         page = Paginator(teaching_candidates(request.user), TEACH_PAGE_SIZE).get_page(request.GET.get("page"))
-        rows = [{"answer": a, "passages": closest_passages(a) if getattr(a, READABLE) else []} for a in page.object_list]
+        rows = [
+            {"answer": a, "passages": closest_passages(a) if getattr(a, READABLE) else []} for a in page.object_list
+        ]
         context.update({"page": page, "rows": rows, "form": WordingPairForm()})
         return TemplateResponse(request, "admin/qa/answer/teach.html", context)
 

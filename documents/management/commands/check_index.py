@@ -22,7 +22,11 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--repair", action="store_true", help="re-index live versions with missing or stale entries, remove extra ones")
+        parser.add_argument(
+            "--repair",
+            action="store_true",
+            help="re-index live versions with missing or stale entries, remove extra ones",
+        )
 
     def handle(self, *args: object, **options: object) -> None:
         check = index_check()
@@ -50,7 +54,11 @@ class Command(BaseCommand):
             + ("consistent" if check.clean else f"{len(check.drifts)} document(s) out of step")
         )
         for drift in check.drifts:
-            name = check.filenames.get(drift.document_id, "(deleted document)") if drift.document_id else "(deleted document)"
+            name = (
+                check.filenames.get(drift.document_id, "(deleted document)")
+                if drift.document_id
+                else "(deleted document)"
+            )
             counts = drift.counts()
             parts = [f"{counts[key]} {label}" for key, label in KINDS if counts[key]]
             self.stdout.write(f"  {name}: " + ", ".join(parts))

@@ -62,7 +62,9 @@ class Command(BaseCommand):
                 user.groups.add(Group.objects.get_or_create(name=name)[0])
         owner = User.objects.get(username="owner")
 
-        restricted = json.loads((DEMO_DIR / "groups.json").read_text("utf-8")) if (DEMO_DIR / "groups.json").exists() else {}
+        restricted = (
+            json.loads((DEMO_DIR / "groups.json").read_text("utf-8")) if (DEMO_DIR / "groups.json").exists() else {}
+        )
         report = ImportReport()
         new_versions: list[DocumentVersion] = []
         with ImportProgress(self._say, interval=settings.RAG_PROGRESS_INTERVAL_S) as progress:
@@ -95,7 +97,9 @@ class Command(BaseCommand):
         self.stdout.flush()
 
 
-def _import_with_history(path: Path, *, owner: User, groups: list[Group], report: ImportReport) -> list[DocumentVersion]:
+def _import_with_history(
+    path: Path, *, owner: User, groups: list[Group], report: ImportReport
+) -> list[DocumentVersion]:
     """Store one demo document (its older versions from history/ first, when it is new); its new versions in order.
 
     The report counts the document once: created when it did not exist before,
@@ -105,7 +109,9 @@ def _import_with_history(path: Path, *, owner: User, groups: list[Group], report
     fresh = document_named(path.name) is None
     older = sorted(history.glob("v*")) if fresh and history.is_dir() else []
     mine = ImportReport()
-    versions = [import_file(p, owner=owner, groups=groups, report=mine, name=path.name, index=False) for p in [*older, path]]
+    versions = [
+        import_file(p, owner=owner, groups=groups, report=mine, name=path.name, index=False) for p in [*older, path]
+    ]
     report.failed.extend(mine.failed)
     if not mine.failed:
         stored = bool(mine.created or mine.updated)

@@ -61,7 +61,9 @@ class FakeServer:
                 except ValueError:
                     body = raw
                 with server._lock:
-                    server.requests.append(Received("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                    server.requests.append(
+                        Received("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                    )
                     reply = server.replies.pop(0) if len(server.replies) > 1 else server.replies[0]
                 if reply.delay:
                     time.sleep(reply.delay)

@@ -39,7 +39,10 @@ def test_happy_path_maps_blocks_citations_and_usage(fake_server, policy_chunks):
     fake_server.script(
         Reply(
             body=message(
-                text_block("有給休暇は入社6ヶ月後に10日付与されます。", char_location(SENTENCE, 0, START, START + len(SENTENCE))),
+                text_block(
+                    "有給休暇は入社6ヶ月後に10日付与されます。",
+                    char_location(SENTENCE, 0, START, START + len(SENTENCE)),
+                ),
                 text_block("（出典: 勤怠管理ルール）"),
             )
         )
@@ -64,7 +67,10 @@ def test_request_carries_documents_with_titles_citations_and_grounded_system_pro
     [request] = fake_server.requests
     assert request.path.endswith("/v1/messages")
     # The key goes out as x-api-key or, in newer SDKs, as a bearer token.
-    assert "test-key" in (request.headers.get("x-api-key", ""), request.headers.get("authorization", "").removeprefix("Bearer "))
+    assert "test-key" in (
+        request.headers.get("x-api-key", ""),
+        request.headers.get("authorization", "").removeprefix("Bearer "),
+    )
     body = request.body
     assert body["model"] == "claude-test-1"
     assert ABSTAIN_JA in body["system"] and "一般知識" in body["system"] and "食い違" in body["system"]
@@ -96,7 +102,9 @@ def test_strict_retry_sends_the_stricter_prompt(fake_server, policy_chunks):
 
 
 def test_offsets_a_few_characters_off_are_relocated(fake_server, policy_chunks):
-    fake_server.script(Reply(body=message(text_block("10日です。", char_location(SENTENCE, 0, START + 3, START + 3 + len(SENTENCE))))))
+    fake_server.script(
+        Reply(body=message(text_block("10日です。", char_location(SENTENCE, 0, START + 3, START + 3 + len(SENTENCE)))))
+    )
     [citation] = provider(fake_server).generate("何日？", policy_chunks).blocks[0].citations
     assert (citation.start, citation.end) == (START, START + len(SENTENCE))
     assert citation.located
@@ -134,7 +142,13 @@ def test_abstention_is_not_an_error(fake_server, policy_chunks):
 
 
 def test_429_is_retried_then_reported_as_quota(fake_server, policy_chunks):
-    fake_server.script(Reply(status=429, body={"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}, headers=FAST_RETRY))
+    fake_server.script(
+        Reply(
+            status=429,
+            body={"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}},
+            headers=FAST_RETRY,
+        )
+    )
     with pytest.raises(ProviderError) as caught:
         provider(fake_server, retries=2).generate("何日？", policy_chunks)
     assert caught.value.quota is True
@@ -144,7 +158,11 @@ def test_429_is_retried_then_reported_as_quota(fake_server, policy_chunks):
 
 def test_429_then_success_returns_the_answer(fake_server, policy_chunks):
     fake_server.script(
-        Reply(status=429, body={"type": "error", "error": {"type": "rate_limit_error", "message": "slow"}}, headers=FAST_RETRY),
+        Reply(
+            status=429,
+            body={"type": "error", "error": {"type": "rate_limit_error", "message": "slow"}},
+            headers=FAST_RETRY,
+        ),
         Reply(body=message(text_block("10日です。"))),
     )
     assert provider(fake_server).generate("何日？", policy_chunks).text == "10日です。"
@@ -152,7 +170,9 @@ def test_429_then_success_returns_the_answer(fake_server, policy_chunks):
 
 
 def test_500_is_retried_then_a_clear_error(fake_server, policy_chunks):
-    fake_server.script(Reply(status=500, body={"type": "error", "error": {"type": "api_error", "message": "boom"}}, headers=FAST_RETRY))
+    fake_server.script(
+        Reply(status=500, body={"type": "error", "error": {"type": "api_error", "message": "boom"}}, headers=FAST_RETRY)
+    )
     with pytest.raises(ProviderError) as caught:
         provider(fake_server, retries=1).generate("何日？", policy_chunks)
     assert caught.value.quota is False

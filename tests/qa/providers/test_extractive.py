@@ -41,7 +41,10 @@ def test_sentence_with_the_asked_fact_completes_a_topic_only_match():
         "研修",
     )
     answer = ExtractiveProvider().generate("新入社員研修は何日ですか？", [chunk])
-    assert [b.text for b in answer.blocks] == ["新入社員研修は、新入社員全員が入社後に受ける研修です。", "研修の期間は10日です。"]
+    assert [b.text for b in answer.blocks] == [
+        "新入社員研修は、新入社員全員が入社後に受ける研修です。",
+        "研修の期間は10日です。",
+    ]
 
 
 def test_answer_follows_the_best_chunk_not_the_first(policy_chunks):
@@ -86,7 +89,9 @@ def test_no_chunks_abstains():
 
 def test_headings_are_never_quoted(policy_chunks):
     answer = ExtractiveProvider().generate("有給休暇", policy_chunks)
-    assert all(not c.cited_text.startswith("#") and c.cited_text != "有給休暇" for b in answer.blocks for c in b.citations)
+    assert all(
+        not c.cited_text.startswith("#") and c.cited_text != "有給休暇" for b in answer.blocks for c in b.citations
+    )
 
 
 def test_strict_answers_with_one_sentence(policy_chunks):
@@ -126,7 +131,6 @@ def test_question_language_detection_keeps_japanese_with_latin_words(policy_chun
     assert answer.text == ABSTAIN_JA
 
 
-
 def test_amount_question_ranks_the_sentence_with_the_amount_first():
     chunk = make_chunk(0, "出張の日当は規定に従って支給されます。出張の日当は1日3000円です。", "expense.md", "出張")
     answer = ExtractiveProvider().generate("出張の日当はいくら？", [chunk])
@@ -151,9 +155,12 @@ def test_a_table_answer_is_a_row_under_its_header_never_a_bare_header_or_separat
 
 
 def test_a_sentence_that_only_points_elsewhere_loses_to_the_content_it_points_to():
-    pointer = make_chunk(0, "パスワードを忘れた場合の再設定方法は「ITサポートガイド」(it_support.md) を参照してください。", "security.md")
+    pointer = make_chunk(
+        0, "パスワードを忘れた場合の再設定方法は「ITサポートガイド」(it_support.md) を参照してください。", "security.md"
+    )
     content = make_chunk(
-        1, "パスワードを忘れた場合は、パスワードリセット画面から再設定するか、ITヘルプデスク（内線1234）に連絡してください。",
+        1,
+        "パスワードを忘れた場合は、パスワードリセット画面から再設定するか、ITヘルプデスク（内線1234）に連絡してください。",
         "it_support.md",
     )
     answer = ExtractiveProvider().generate("パスワードを忘れたらどうすればいい？", [pointer, content])

@@ -19,7 +19,11 @@ FAILURE = failure_message()
 
 
 def generate_response(text: str, *, grounding: dict[str, Any] | None = None) -> dict[str, Any]:
-    candidate: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}
+    candidate: dict[str, Any] = {
+        "content": {"role": "model", "parts": [{"text": text}]},
+        "finishReason": "STOP",
+        "index": 0,
+    }
     if grounding:
         candidate["groundingMetadata"] = grounding
     return {
@@ -131,14 +135,22 @@ def test_quote_not_in_its_chunk_is_kept_as_fabricated(fake_server, policy_chunks
     fake_server.script(
         Reply(
             body=generate_response(
-                answer_json(("20日です。", [1], [invented]), ("申請は勤怠くんからです。", [1], ["申請は社内システム「勤怠くん」から行います"]))
+                answer_json(
+                    ("20日です。", [1], [invented]),
+                    ("申請は勤怠くんからです。", [1], ["申請は社内システム「勤怠くん」から行います"]),
+                )
             )
         )
     )
     answer = provider(fake_server).generate("何日？", policy_chunks)
     assert answer.text == "20日です。申請は勤怠くんからです。"
     [fabricated] = answer.blocks[0].citations
-    assert (fabricated.chunk_index, fabricated.cited_text, fabricated.start, fabricated.end) == (0, invented, None, None)
+    assert (fabricated.chunk_index, fabricated.cited_text, fabricated.start, fabricated.end) == (
+        0,
+        invented,
+        None,
+        None,
+    )
     assert answer.blocks[1].citations[0].located
 
 
@@ -149,9 +161,19 @@ def test_grounding_segments_in_utf8_bytes_become_citations(fake_server, policy_c
     byte_start = len(raw[:char_start].encode("utf-8"))
     byte_end = byte_start + len(segment_text.encode("utf-8"))
     grounding = {
-        "groundingChunks": [{"retrievedContext": {"text": "遅刻・早退する場合は、事前に上長へ連絡してください", "title": "attendance.md"}}],
+        "groundingChunks": [
+            {
+                "retrievedContext": {
+                    "text": "遅刻・早退する場合は、事前に上長へ連絡してください",
+                    "title": "attendance.md",
+                }
+            }
+        ],
         "groundingSupports": [
-            {"segment": {"partIndex": 0, "startIndex": byte_start, "endIndex": byte_end, "text": segment_text}, "groundingChunkIndices": [0]}
+            {
+                "segment": {"partIndex": 0, "startIndex": byte_start, "endIndex": byte_end, "text": segment_text},
+                "groundingChunkIndices": [0],
+            }
         ],
     }
     fake_server.script(Reply(body=generate_response(raw, grounding=grounding)))
@@ -215,7 +237,13 @@ def test_connection_refused_is_a_clear_error(policy_chunks):
 
 
 def test_malformed_answer_json_is_a_clear_error(fake_server, policy_chunks):
-    fake_server.script(Reply(body=generate_response('{"sentences": [{"text": "10日', )))
+    fake_server.script(
+        Reply(
+            body=generate_response(
+                '{"sentences": [{"text": "10日',
+            )
+        )
+    )
     with pytest.raises(ProviderError, match="JSON") as caught:
         provider(fake_server).generate("何日？", policy_chunks)
     assert caught.value.user_message == FAILURE
