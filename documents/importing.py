@@ -211,7 +211,10 @@ def _report_failed(versions: list[DocumentVersion], report: ImportReport) -> Non
         if version.document.status == Document.Status.FAILED:
             failed[version.document.filename] = version.document.status_message
             continue
-        version.refresh_from_db(fields=["body_chars"])  # a large file was parsed by the indexing
+        try:
+            version.refresh_from_db(fields=["body_chars"])  # a large file was parsed by the indexing
+        except DocumentVersion.DoesNotExist:
+            continue  # replaced by a newer version of the same import (its indexing was cancelled)
         if version.near_empty_warning:
             report.warnings.append((version.document.filename, version.near_empty_warning))
     report.failed.extend(failed.items())

@@ -41,12 +41,16 @@ def vocabulary_record(*, versions: Sequence[DocumentVersion]) -> int:
         headings = [version.document.title, *version.chunks.values_list("heading_path", flat=True)]
         found = document_terms(version.text, headings=[h for h in headings if h])
         terms = _terms_stored(list(found.counts))
+        # Two analyses of one spelling (other readings or normal forms) share its Term row: one link each.
+        links: dict[int, VersionTerm] = {}
+        for info, n in found.counts.items():
+            term = terms[info]
+            link = links.setdefault(term.pk, VersionTerm(version=version, term=term, count=0, in_heading=False))
+            link.count += n
+            link.in_heading = link.in_heading or info in found.in_headings
         with transaction.atomic():
             VersionTerm.objects.filter(version=version).delete()
-            VersionTerm.objects.bulk_create(
-                VersionTerm(version=version, term=terms[info], count=n, in_heading=info in found.in_headings)
-                for info, n in found.counts.items()
-            )
+            VersionTerm.objects.bulk_create(links.values())
         embedded += _embed_missing([terms[info] for info in _telling(found)])
     return embedded
 

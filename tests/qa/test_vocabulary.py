@@ -81,3 +81,14 @@ def test_the_vocabulary_is_that_of_the_live_versions(corpus, ingest, employee, o
 
     document_delete(document=corpus["expenses.md"])
     assert search(user=employee, query="たてかえばらいのきげん").vocabulary == []
+
+
+def test_a_document_whose_words_share_a_spelling_across_analyses_goes_live(ingest):
+    """The demo's security rules use spellings the analyser reads two ways; each is recorded once, and it answers."""
+    from documents.models import Document, VersionTerm
+
+    document = ingest("information_security.md")
+    document.refresh_from_db()
+    assert document.status == Document.Status.READY, document.status_message
+    links = list(VersionTerm.objects.filter(version=document.live_version).values_list("term_id", flat=True))
+    assert links and len(links) == len(set(links))
