@@ -57,7 +57,7 @@ class ConversationAdmin(OfferedFiltersOnly, admin.ModelAdmin):
 
 
 @admin.register(CorpusCalibration)
-class CorpusCalibrationAdmin(admin.ModelAdmin):
+class CorpusCalibrationAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     """The thresholds ``calibrate`` measured, for staff to read; only the command writes them."""
 
     list_display = ("created_at", "documents", "off_topic_floor", "confident", "medium", "is_current")

@@ -99,12 +99,13 @@ def test_a_missing_glossary_file_is_a_command_error(db, tmp_path):
 
 
 def test_evaluate_expands_with_the_same_rules_from_the_demo_file_as_from_a_demo_database(demo_glossary):
+    from qa.glossary import glossary_read
     from qa.management.commands.evaluate import _rules
 
     from_database = dictionary_rules()
     SynonymEntry.objects.all().delete()
-    assert _rules(DEMO_GLOSSARY) == from_database
-    assert _rules(None) == []
+    assert _rules(glossary_read(DEMO_GLOSSARY)) == from_database
+    assert _rules({}) == []
 
 
 def test_evaluate_portal_cannot_skip_the_glossary_of_a_portal_it_does_not_build(db):
