@@ -3,8 +3,9 @@
 A version's chunks go into the dense index (Chroma) and the keyword index
 (FTS5) together; both carry the version id so retrieval can restrict a search
 to live versions. Embedding is batched: it is the cost that matters here. Each
-distinct sentence is embedded once and the chunk vectors are made from the
-sentence vectors (documents.sentence_vectors.embed_chunks).
+chunk is embedded once, whole under its "title > section" header; a chunk text
+repeated from page to page is embedded once per run. Sentence vectors are not
+made here but when a chunk is first retrieved (documents.sentence_vectors).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 
 from documents.chunking import embedding_header, embedding_text
 from documents.keyword_index import KeywordIndex
-from documents.sentence_vectors import ChunkEmbeddings, TextEmbedder, chunk_embeddings, chunk_pieces, pack
+from documents.sentence_vectors import TextEmbedder
 from documents.vectorstore import DenseIndex
 
 EMBED_BATCH = 64
@@ -62,11 +63,9 @@ class IndexStats:
     """Where an indexing run spent its time (seconds), for benchmark_indexing and evaluate."""
 
     chunks: int = 0
-    embed_seconds: float = 0.0  # the encoder: each distinct sentence and section header once
-    derive_seconds: float = 0.0  # chunk vectors from sentence vectors
+    embed_seconds: float = 0.0  # the encoder: each distinct chunk text once
     dense_seconds: float = 0.0  # Chroma
     keyword_seconds: float = 0.0  # the keyword index
-    sentence_store_seconds: float = 0.0  # sentence vectors onto the chunk rows
     total_seconds: float = 0.0  # all of index_items
     go_live_seconds: float = 0.0  # after index_items: the versions made live (documents.services)
     texts_embedded: int = 0  # distinct texts that went through the encoder
@@ -75,10 +74,8 @@ class IndexStats:
         """Seconds per stage, the rest (progress, bookkeeping) as "other"."""
         named = {
             "embed": self.embed_seconds,
-            "derive_chunk_vectors": self.derive_seconds,
             "chroma": self.dense_seconds,
             "keyword_index": self.keyword_seconds,
-            "store_sentence_vectors": self.sentence_store_seconds,
         }
         return {**named, "other": max(0.0, self.total_seconds - sum(named.values()))}
 
@@ -87,24 +84,17 @@ class IndexStats:
         return IndexStats(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
 
 
-# Receives (chunk id, packed sentence vectors) for each indexed chunk.
-SentenceSink = Callable[[list[tuple[int, bytes]]], None]
-
-
 def index_items(
     items: Sequence[IndexItem],
     *,
     dense: DenseIndex,
     keyword: KeywordIndex,
     progress: Callable[[int, int], None] | None = None,
-    sentences: SentenceSink | None = None,
     keep_going: Callable[[], bool] | None = None,
 ) -> IndexStats:
     """Embed and store ``items`` in both indexes. Raises on any failure (the caller cleans up).
 
-    With ``sentences``, each chunk's sentence vectors (computed anyway: the chunk's
-    vector is made from them) are handed to it, to be stored with the chunk. With
-    ``keep_going``, it is asked after each stored batch, and ``IndexingCancelledError``
+    With ``keep_going``, it is asked after each stored batch, and ``IndexingCancelledError``
     is raised when it says no: asked after the write, so a batch written while
     its version was being deleted is still the caller's to clean up.
     """
@@ -113,21 +103,19 @@ def index_items(
     started = time.perf_counter()
     for i in range(0, len(items), STORE_BATCH):
         batch = items[i : i + STORE_BATCH]
-        embedded = _embed(batch, embedder, stats)
         t0 = time.perf_counter()
+        vectors = np.stack(embedder.embed([item.embedding_input() for item in batch])).astype(np.float32)
+        t1 = time.perf_counter()
         dense.add(
             [item.chunk_id for item in batch],
-            embedded.vectors,
+            vectors,
             [{"document_id": item.document_id, "version_id": item.version_id} for item in batch],
         )
-        t1 = time.perf_counter()
-        keyword.add((item.chunk_id, item.version_id, f"{item.title} {item.heading_path} {item.text}") for item in batch)
         t2 = time.perf_counter()
-        if sentences is not None:
-            sentences([(item.chunk_id, pack(m)) for item, m in zip(batch, embedded.sentences, strict=True)])
-        stats.dense_seconds += t1 - t0
-        stats.keyword_seconds += t2 - t1
-        stats.sentence_store_seconds += time.perf_counter() - t2
+        keyword.add((item.chunk_id, item.version_id, f"{item.title} {item.heading_path} {item.text}") for item in batch)
+        stats.embed_seconds += t1 - t0
+        stats.dense_seconds += t2 - t1
+        stats.keyword_seconds += time.perf_counter() - t2
         stats.chunks += len(batch)
         if progress:
             progress(stats.chunks, len(items))
@@ -136,25 +124,6 @@ def index_items(
     stats.total_seconds = time.perf_counter() - started
     stats.texts_embedded = embedder.embedded
     return stats
-
-
-def _embed(batch: Sequence[IndexItem], embedder: TextEmbedder, stats: IndexStats) -> ChunkEmbeddings:
-    """The batch's chunk and sentence vectors, timed in two stages.
-
-    Each distinct sentence is embedded once (documents.sentence_vectors). The chunk
-    vector is the chunk embedded whole under its header: the vector made from its
-    sentences (``chunk_embeddings``) lost the header's weight, and with it sections
-    such as 「申請方法」 for 「締め切りはいつ？」 (the demo golden set fell 0.951 → 0.914).
-    """
-    t0 = time.perf_counter()
-    pieces = [chunk_pieces(item.embedding_header(), item.text) for item in batch]
-    vectors = embedder.embed([text for chunk in pieces for text in chunk.texts])
-    whole = embedder.embed([item.embedding_input() for item in batch])
-    t1 = time.perf_counter()
-    sentences = chunk_embeddings(pieces, vectors).sentences
-    stats.embed_seconds += t1 - t0
-    stats.derive_seconds += time.perf_counter() - t1
-    return ChunkEmbeddings(np.stack(whole).astype(np.float32), sentences)
 
 
 def remove_versions(version_ids: Sequence[int], *, dense: DenseIndex, keyword: KeywordIndex) -> None:

@@ -1,18 +1,22 @@
-"""Embeddings of each sentence of a chunk, and the chunk's own vector made from them.
+"""Embeddings of each sentence of a chunk, made when the chunk is first retrieved and then kept.
 
 The extractive provider scores sentences by meaning as well as by words, and
-the answer-fit check compares the answer with the question. Embedding a
-sentence at question time costs about 0.8 ms per token on the 2-core target,
-so the vectors are computed at indexing time and stored with the chunk
-(``Chunk.sentence_vectors``: float16, one 384-dim row per sentence of
-:func:`sentence_spans`, in order). A chunk indexed before they existed, or a
-throw-away evaluation index, gets them computed on first use and kept in a
-bounded in-process cache.
+the answer-fit check compares the answer with the question. Both need one
+vector per sentence of a retrieved chunk (:func:`sentence_spans`).
 
-Indexing embeds each distinct sentence once and derives the chunk's vector
-from its sentences (:func:`embed_chunks`) instead of embedding the chunk text
-as well: every token would otherwise go through the encoder twice, which made
-indexing run at 0.58x the encoder's speed.
+They are not made at indexing: embedding every sentence as well as every chunk
+sent each token through the encoder twice, and indexing ran at half the
+encoder's speed, for vectors of chunks most of which no question ever
+retrieves. A chunk's sentences are embedded the first time it is retrieved
+(:func:`vectors_for`, one model call for all of a question's chunks), kept in
+a bounded in-process cache and, through ``keep``, stored on the chunk's row
+(``Chunk.sentence_vectors``: float16, one 384-dim row per sentence, in order)
+so that other processes and later questions read them instead.
+
+Making the chunk's vector from its sentence vectors instead was measured and
+dropped: the length-weighted mean gave the short "title > section" header
+almost no weight, and sections such as 「申請方法」 were no longer found for
+「締め切りはいつ？」 (demo golden set 0.951 → 0.914).
 """
 
 from __future__ import annotations
@@ -20,8 +24,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -29,11 +32,8 @@ from ragportal.text import Sentence, split_sentences
 
 DIMENSIONS = 384
 _CACHE_SIZE = 3_000
-# Sentences per model call while indexing: about the tokens of eight chunks, so a
-# question waiting for the model waits no longer than it does for one chunk batch.
-SENTENCE_BATCH = 48
-# Distinct texts one indexing run remembers (about 1.5 KB each): overlapping chunks share
-# whole sentences, and a handbook repeats its boilerplate from page to page.
+# Distinct texts one indexing run remembers (about 1.5 KB each): a handbook repeats its
+# boilerplate from page to page, and such a chunk is embedded once.
 _RECENT_TEXTS = 4_096
 _cache: OrderedDict[str, np.ndarray] = OrderedDict()
 _cache_lock = threading.Lock()
@@ -81,14 +81,6 @@ def embed_chunk_sentences(texts: list[str]) -> list[np.ndarray]:
     return out
 
 
-@dataclass(frozen=True)
-class ChunkEmbeddings:
-    """What indexing stores for a batch of chunks: a vector per chunk and a sentence matrix per chunk."""
-
-    vectors: np.ndarray  # (chunks, DIMENSIONS), L2-normalised
-    sentences: list[np.ndarray]  # per chunk: a row per sentence of sentence_spans
-
-
 class TextEmbedder:
     """Passage vectors of texts, each distinct text embedded once while it is among the last ``size`` seen.
 
@@ -104,7 +96,7 @@ class TextEmbedder:
         from documents.embeddings import embed_passages  # the model loads only when something is embedded
 
         missing = [t for t in dict.fromkeys(texts) if t not in self._known]
-        fresh = dict(zip(missing, embed_passages(missing, batch=SENTENCE_BATCH))) if missing else {}
+        fresh = dict(zip(missing, embed_passages(missing))) if missing else {}
         self.embedded += len(missing)
         vectors = [fresh[t] if t in fresh else self._known[t] for t in texts]
         for text, vector in zip(texts, vectors):
@@ -113,56 +105,6 @@ class TextEmbedder:
         while len(self._known) > self._size:
             self._known.popitem(last=False)
         return vectors
-
-
-@dataclass(frozen=True)
-class ChunkPieces:
-    """The texts a chunk's vector is made of: its header line (if any), then its sentences.
-
-    A chunk without sentences is one piece, its whole text under its header.
-    """
-
-    texts: list[str]
-    sentences: int  # how many of ``texts`` (the last ones) are the sentences of sentence_spans
-
-
-def chunk_pieces(header: str, text: str) -> ChunkPieces:
-    sentences = [text[s.start : s.end] for s in sentence_spans(text)]
-    if not sentences:
-        return ChunkPieces([f"{header}\n{text}" if header else text], 0)
-    return ChunkPieces(([header] if header else []) + sentences, len(sentences))
-
-
-def chunk_embeddings(pieces: Sequence[ChunkPieces], vectors: Sequence[np.ndarray]) -> ChunkEmbeddings:
-    """Chunk vectors and sentence matrices from the vectors of the chunks' pieces (in order, all chunks' pieces).
-
-    A chunk's vector is the mean of its pieces' vectors weighted by their length,
-    L2-normalised. That is how the encoder itself pools a text longer than its
-    512-token window (a token-weighted mean of the windows' vectors), with the
-    header and the sentences as the windows.
-    """
-    if not pieces:
-        return ChunkEmbeddings(np.zeros((0, DIMENSIONS), dtype=np.float32), [])
-    rows_left = iter(vectors)
-    chunk_vectors, matrices = [], []
-    for chunk in pieces:
-        rows = np.stack([next(rows_left) for _ in chunk.texts]).astype(np.float32)
-        mean = np.array([len(text) for text in chunk.texts], dtype=np.float32) @ rows
-        chunk_vectors.append(mean / max(float(np.linalg.norm(mean)), 1e-12))
-        matrices.append(rows[len(rows) - chunk.sentences :] if chunk.sentences else rows[:0])
-    return ChunkEmbeddings(np.stack(chunk_vectors), matrices)
-
-
-def embed_chunks(chunks: Sequence[tuple[str, str]], *, embedder: TextEmbedder | None = None) -> ChunkEmbeddings:
-    """Vectors for chunks given as (header, text), embedding each distinct sentence once.
-
-    ``header`` is the chunk's "title > section" line (documents.chunking.embedding_header).
-    The header and each sentence of ``text`` are passages of their own (:func:`chunk_pieces`);
-    the chunk's vector is made from theirs (:func:`chunk_embeddings`).
-    """
-    pieces = [chunk_pieces(header, text) for header, text in chunks]
-    vectors = (embedder or TextEmbedder()).embed([text for chunk in pieces for text in chunk.texts])
-    return chunk_embeddings(pieces, vectors)
 
 
 def pack(matrix: np.ndarray) -> bytes:
@@ -180,8 +122,19 @@ def unpack(data: bytes | memoryview | None, text: str) -> np.ndarray | None:
     return matrix.reshape(rows, DIMENSIONS)
 
 
-def vectors_for(texts: list[str], stored: list[np.ndarray | None] | None = None) -> list[np.ndarray]:
-    """Sentence matrices for ``texts``: the stored ones where given, else cached or computed (one batch)."""
+# Receives, for the texts whose matrices were just computed, their positions in the call and the matrices.
+Keeper = Callable[[list[int], list[np.ndarray]], None]
+
+
+def vectors_for(
+    texts: list[str], stored: list[np.ndarray | None] | None = None, *, keep: Keeper | None = None
+) -> list[np.ndarray]:
+    """Sentence matrices for ``texts``: the stored ones where given, else cached or computed (one batch).
+
+    ``keep`` is handed the matrices of the texts that came without one (computed
+    now or found in this process's cache), to store them where the next process
+    finds them.
+    """
     stored = stored or [None] * len(texts)
     result: list[np.ndarray | None] = list(stored)
     missing = []
@@ -203,7 +156,11 @@ def vectors_for(texts: list[str], stored: list[np.ndarray | None] | None = None)
                 _cache[_key(texts[i])] = matrix
                 while len(_cache) > _CACHE_SIZE:
                     _cache.popitem(last=False)
-    return [m if m is not None else np.zeros((0, DIMENSIONS), dtype=np.float32) for m in result]
+    out = [m if m is not None else np.zeros((0, DIMENSIONS), dtype=np.float32) for m in result]
+    made = [i for i, matrix in enumerate(stored) if matrix is None]
+    if keep is not None and made:
+        keep(made, [out[i] for i in made])
+    return out
 
 
 def _key(text: str) -> str:

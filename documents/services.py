@@ -10,17 +10,19 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
-from django.db import IntegrityError, close_old_connections, transaction
+from django.db import IntegrityError, OperationalError, close_old_connections, transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
+
+import numpy as np
 
 from documents.body_text import body_chars
 from documents.bounded_parsing import ParseAbortedError, ParseBudget, parse_file_bounded
@@ -33,6 +35,7 @@ from documents.keyword_index import KeywordIndex, live_keyword_index
 from documents.models import Chunk, Document, DocumentVersion
 from documents.parsing import ParsedDocument, ParseError, check_upload
 from documents.selectors import document_named, visible_documents
+from documents.sentence_vectors import pack, vectors_for
 from documents.vectorstore import DenseIndex, announce_change, live_collection
 from documents.vocabulary_store import vocabulary_record
 from ragportal.database_unavailable import DATABASE_UNAVAILABLE_ERRORS, is_database_unavailable
@@ -492,7 +495,6 @@ def _versions_index_once(versions: list[DocumentVersion], *, progress: Callable[
             [item for v in ready for item in items[v.pk]],
             dense=dense,
             keyword=keyword,
-            sentences=_store_sentences,
             progress=_progress_recorder([(v.pk, len(items[v.pk])) for v in ready], also=progress),
             keep_going=lambda: _wanted({v.pk for v in ready}) == {v.pk for v in ready},
         )
@@ -598,11 +600,25 @@ def _progress_recorder(
     return record
 
 
-def _store_sentences(rows: list[tuple[int, bytes]]) -> None:
-    """Keep each chunk's sentence vectors on its row (documents.sentence_vectors)."""
-    Chunk.objects.bulk_update(
-        [Chunk(pk=pk, sentence_vectors=data) for pk, data in rows], ["sentence_vectors"], batch_size=200
-    )
+def chunk_sentence_vectors(
+    *, chunk_ids: Sequence[int], texts: Sequence[str], stored: Sequence[np.ndarray | None]
+) -> list[np.ndarray]:
+    """Sentence matrices of retrieved chunks (documents.sentence_vectors), made on first use and kept on their rows.
+
+    ``stored``: what the rows held when they were read (None where nothing).
+    A chunk's matrix is made the first time it is retrieved; storing it is a
+    cache write, so when the database is busy (a long import holding SQLite's
+    write lock) it is skipped and the next retrieval makes it again.
+    """
+
+    def keep(positions: list[int], matrices: list[np.ndarray]) -> None:
+        rows = [Chunk(pk=chunk_ids[i], sentence_vectors=pack(m)) for i, m in zip(positions, matrices)]
+        try:
+            Chunk.objects.bulk_update(rows, ["sentence_vectors"], batch_size=200)
+        except OperationalError:
+            log.info("sentence vectors of %d chunks not stored (database busy)", len(rows))
+
+    return vectors_for(list(texts), list(stored), keep=keep)
 
 
 def _live_version_id(document_id: int) -> int | None:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 
@@ -26,7 +27,8 @@ from documents.embeddings import embed_query
 from documents.keyword_index import live_keyword_index
 from documents.models import Chunk
 from documents.selectors import searchable_version_ids
-from documents.sentence_vectors import unpack, vectors_for
+from documents.sentence_vectors import unpack
+from documents.services import chunk_sentence_vectors
 from documents.vectorstore import DenseIndex, live_collection
 from qa.ambiguity import generic_terms
 from qa.decision import Evidence
@@ -342,10 +344,17 @@ def _mentioned(word: str, found: Callable[[str], bool]) -> bool:
     return all(covered)
 
 
+def sentence_matrices(hits: Sequence[RetrievedChunk]) -> list[np.ndarray]:
+    """Each hit's sentence vectors (a row per sentence of ``sentence_spans``): stored, or made now and stored."""
+    return chunk_sentence_vectors(
+        chunk_ids=[h.chunk_id for h in hits], texts=[h.text for h in hits], stored=[h.sentence_vectors for h in hits]
+    )
+
+
 def best_sentence_similarity(query: str, hits: list[RetrievedChunk]) -> float:
     """The highest cosine similarity between ``query`` and any sentence of ``hits`` (0.0 without sentences)."""
     vector = embed_query(query)
-    matrices = vectors_for([h.text for h in hits], [h.sentence_vectors for h in hits])
+    matrices = sentence_matrices(hits)
     return max((float((matrix @ vector).max()) for matrix in matrices if len(matrix)), default=0.0)
 
 

@@ -26,7 +26,6 @@ from django.utils.translation import gettext_lazy
 from documents.embeddings import embed_passages
 from documents.models import Chunk, Document
 from documents.selectors import visible_documents
-from documents.sentence_vectors import vectors_for
 from qa.calibration import OFF_TOPIC_QUESTIONS, Measured, corpus_key, heading_questions, thresholds_from
 from qa.models import Answer, AnswerSource, Citation, Conversation, CorpusCalibration, Feedback
 from qa.providers import Provider, get_provider
@@ -35,7 +34,7 @@ from qa.quote_context import stored_context
 from qa.selectors import conversation_turns
 from qa.decision import ASK_BACK, NOT_FOUND, Calibration, decide
 from qa.question import Question, analyse_question
-from qa.retrieval import SearchResult, evidence_for, measure_question, search
+from qa.retrieval import SearchResult, evidence_for, measure_question, search, sentence_matrices
 from qa.types import ProviderAnswer, ProviderConfigurationError, ProviderError, RetrievedChunk
 from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN
 from verification.meaning import MeaningCheck
@@ -351,8 +350,7 @@ def verify_answer(
 
 def _meaning_check(hits: list[RetrievedChunk]) -> MeaningCheck:
     """Support by meaning over the chunks' stored sentence vectors, loaded only if a sentence needs them."""
-    texts = [h.text for h in hits]
-    return MeaningCheck(texts, lambda: vectors_for(texts, [h.sentence_vectors for h in hits]), embed_passages)
+    return MeaningCheck([h.text for h in hits], lambda: sentence_matrices(hits), embed_passages)
 
 
 def _sources(answer: Answer, hits: list[RetrievedChunk]) -> list[AnswerSource]:

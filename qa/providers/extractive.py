@@ -217,17 +217,17 @@ def table_answer(header: Sequence[str], row: str) -> str:
 
 
 def _meanings(question: str, chunks: Sequence[RetrievedChunk]) -> list[list[float]]:
-    """Per chunk, each sentence's cosine similarity to ``question`` (sentence vectors stored at indexing time).
+    """Per chunk, each sentence's cosine similarity to ``question``.
 
     The question's vector is shared with retrieval (``embed_query`` caches it);
-    chunks indexed without vectors get them computed and cached
+    the sentence vectors are made on a chunk's first retrieval and kept
     (documents.sentence_vectors). The rows follow ``sentence_spans``, as :func:`_sentences` does.
     """
     from documents.embeddings import embed_query
-    from documents.sentence_vectors import vectors_for
+    from qa.retrieval import sentence_matrices
 
     question_vector = embed_query(question)
-    matrices = vectors_for([c.text for c in chunks], [c.sentence_vectors for c in chunks])
+    matrices = sentence_matrices(chunks)
     return [[float(x) for x in matrix @ question_vector] for matrix in matrices]
 
 
