@@ -64,11 +64,16 @@ class Question:
         return len(self.parts) > 1
 
 
-def analyse_question(text: str) -> Question:
-    """Everything the answer path needs to know about ``text``, read once."""
+def analyse_question(text: str, *, english: bool | None = None) -> Question:
+    """Everything the answer path needs to know about ``text``, read once.
+
+    ``english``: the language the asker wrote in, when ``text`` is a rewriting of
+    their words (「my password」 written as the documents write it, 「my パスワード」, is
+    still an English question: its terms cannot be checked against Japanese quotes).
+    """
     spelled = spelled_out(text)
     whole = AskedPart.of(spelled)
-    english = is_english(text)
+    english = is_english(text) if english is None else english
     # Spelling out durations changes no letter's script: the language of ``spelled`` is ``text``'s.
     parts = question_parts(spelled, english=english)
     terms = tuple(content_terms(text))

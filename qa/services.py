@@ -190,9 +190,13 @@ def _as_written(searched: Question, result: SearchResult) -> Question:
 
     Kana and variant spellings are written as the documents write them (qa.vocabulary):
     the extractive provider looks for 経費精算 where the employee typed けいひせいさん.
+    The language stays the asker's: an English question with one word written in
+    katakana is still judged as English (never 高 on terms it cannot check).
     """
     written = result.written_query
-    return analyse_question(written) if written and written != searched.spelled else searched
+    if not written or written == searched.spelled:
+        return searched
+    return analyse_question(written, english=searched.english)
 
 
 def _save_exchange(

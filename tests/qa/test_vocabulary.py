@@ -72,6 +72,10 @@ def test_an_english_question_is_answered_from_a_japanese_document_without_a_glos
     assert "2300" in answer.answer_text
     citations = answer_payload(answer)["citations"]
     assert citations and citations[0]["filename"] == "it.md"
+    # 「password」 was written as パスワード to search and quote, but the question is still
+    # English: its words cannot be checked against Japanese quotes, so it is never 高.
+    assert "パスワード" in answer.expanded_query or "パスワード" in answer.added_keywords
+    assert answer.confidence != "high"
 
 
 def test_the_vocabulary_is_that_of_the_live_versions(corpus, ingest, employee, owner):
