@@ -172,8 +172,11 @@ def test_a_calibration_that_fails_keeps_the_previous_one(recalibrating, ingest, 
 
 
 @pytest.mark.django_db
-def test_an_import_queued_for_the_worker_is_calibrated_once_after_its_last_document(recalibrating, ingest) -> None:
+def test_an_import_queued_for_the_worker_is_calibrated_once_after_its_last_document(
+    recalibrating, ingest, monkeypatch
+) -> None:
     recalibrating.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+    monkeypatch.setattr("qa.tasks.DEFER_S", 0)  # no quiet moment to wait for: the batch worker stops when idle
     for filename, text in CORPUS.items():
         ingest(text=text, filename=filename)  # queued for the worker, not indexed yet
     assert not CorpusCalibration.objects.exists()
@@ -184,3 +187,17 @@ def test_an_import_queued_for_the_worker_is_calibrated_once_after_its_last_docum
     assert _latest().documents == 3 and CorpusCalibration.objects.count() == 1
     runs = DBTaskResult.objects.filter(task_path=calibrate_task.module_path)
     assert list(runs.values_list("status", flat=True)) == [TaskResultStatus.SUCCESSFUL]
+
+
+@pytest.mark.django_db
+def test_a_recalibration_waits_for_documents_still_being_indexed(recalibrating, ingest) -> None:
+    recalibrating.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+    library = ingest(text=CORPUS["library.md"], filename="library.md")
+    call_command("index_worker", "--batch", "--nice", "0", stdout=StringIO())
+    Document.objects.filter(pk=library.pk).update(status=Document.Status.INDEXING)  # as while a worker embeds it
+
+    calibrate_task.call()
+
+    assert not CorpusCalibration.objects.exists()
+    waiting = DBTaskResult.objects.filter(task_path=calibrate_task.module_path, status=TaskResultStatus.READY)
+    assert [1] in [row.args_kwargs["args"] for row in waiting]  # looked once, looks again later
