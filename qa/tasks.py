@@ -5,7 +5,9 @@ document is deleted; :func:`calibration_schedule` answers it by queueing
 :func:`calibrate_task` to run :data:`DEFER_S` seconds later, unless one is
 already waiting. The task has a lower priority than indexing, so a worker takes
 every queued version first: an import of 300 files is calibrated once, after
-the last. A calibration costs about one search per pseudo-question (some 80 on
+the last. With a backend that runs tasks at once (the immediate one: the test
+suite, evaluation's throw-away portals) nothing is queued: ``manage.py calibrate``
+calibrates there. A calibration costs about one search per pseudo-question (some 80 on
 a corpus of 60 headings or more), which is why it is not run per upload. Should documents still be
 indexing elsewhere (an import indexing in its own process), the task waits for
 them, at most :data:`MAX_DEFERRALS` times. Until it has run, the previous
@@ -62,13 +64,13 @@ def calibration_schedule(**_signal: Any) -> None:
     if not settings.RAG_CALIBRATE_AFTER_INDEXING:
         return
     try:
-        if _calibration_waiting():
+        if not calibrate_task.get_backend().supports_defer:
+            # A backend that runs each task at once (the immediate one) would calibrate inside the upload
+            # or the evaluation that indexed: minutes each time. There `manage.py calibrate` does it.
             return
-        if calibrate_task.get_backend().supports_defer:
+        if not _calibration_waiting():
             # A quiet moment first: an owner uploading several files one by one is calibrated once, after them.
             calibrate_task.using(run_after=timezone.now() + timedelta(seconds=DEFER_S)).enqueue()
-        else:
-            calibrate_task.enqueue()
     except Exception:  # the indexing that sent the signal has succeeded: never undo it from here
         log.exception("could not queue a recalibration; run `manage.py calibrate`")
 
@@ -78,7 +80,6 @@ def _calibration_waiting() -> bool:
     from django_tasks_db.backend import DatabaseBackend
     from django_tasks_db.models import DBTaskResult
 
-    if not isinstance(calibrate_task.get_backend(), DatabaseBackend):  # e.g. immediate: each task runs at once
+    if not isinstance(calibrate_task.get_backend(), DatabaseBackend):
         return False
-
     return DBTaskResult.objects.filter(status=TaskResultStatus.READY, task_path=calibrate_task.module_path).exists()
