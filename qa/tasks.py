@@ -5,7 +5,9 @@ document is deleted; :func:`calibration_schedule` answers it by queueing
 :func:`calibrate_task` to run :data:`DEFER_S` seconds later, unless one is
 already waiting. The task has a lower priority than indexing, so a worker takes
 every queued version first: an import of 300 files is calibrated once, after
-the last. With a backend that runs tasks at once (the immediate one: the test
+the last. Restricting a document to groups sends nothing: calibration measures
+every live version, whoever may read it, since the thresholds are the corpus's,
+not a reader's. With a backend that runs tasks at once (the immediate one: the test
 suite, evaluation's throw-away portals) nothing is queued: ``manage.py calibrate``
 calibrates there. A calibration costs about one search per pseudo-question (some 80 on
 a corpus of 60 headings or more), which is why it is not run per upload. Should documents still be
