@@ -36,6 +36,7 @@ from documents.models import Chunk, Document, DocumentVersion
 from documents.parsing import ParsedDocument, ParseError, check_upload
 from documents.selectors import document_named, visible_documents
 from documents.sentence_vectors import pack, vectors_for
+from documents.signals import live_documents_changed
 from documents.vectorstore import DenseIndex, announce_change, live_collection
 from documents.vocabulary_store import vocabulary_record
 from ragportal.database_unavailable import DATABASE_UNAVAILABLE_ERRORS, is_database_unavailable
@@ -675,6 +676,8 @@ def _go_live(version: DocumentVersion, *, dense: DenseIndex, keyword: KeywordInd
     if stale:
         remove_versions([stale], dense=dense, keyword=keyword)
     announce_change()
+    if stale != version.pk:  # this version is live (new, or re-embedded in place)
+        live_documents_changed.send(sender=Document)
 
 
 def document_reindex(*, document: Document, background: bool = True) -> None:
@@ -724,6 +727,7 @@ def document_delete(*, document: Document) -> None:
     except DenseIndexUnavailableError:
         log.error("%s deleted, but its dense entries remain until check_index --repair", name)
     announce_change()
+    live_documents_changed.send(sender=Document)
     for f in (v.file for v in versions):
         try:
             f.delete(save=False)

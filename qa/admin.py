@@ -58,10 +58,23 @@ class ConversationAdmin(OfferedFiltersOnly, admin.ModelAdmin):
 
 @admin.register(CorpusCalibration)
 class CorpusCalibrationAdmin(OfferedFiltersOnly, admin.ModelAdmin):
-    """The thresholds ``calibrate`` measured, for staff to read; only the command writes them."""
+    """The thresholds calibration measured, for staff to read; only calibration writes them (qa.tasks, ``calibrate``).
 
-    list_display = ("created_at", "documents", "off_topic_floor", "confident", "medium", "is_current")
-    readonly_fields = ("created_at", "corpus_key", "documents", "values", "measurements")
+    Each row says when it was measured, on how many documents and pseudo-questions,
+    and whether it is the one in use, and if so whether the documents changed since.
+    """
+
+    list_display = (
+        "created_at",
+        "documents",
+        "questions",
+        "off_topic_floor",
+        "english_floor",
+        "confident",
+        "medium",
+        "state",
+    )
+    readonly_fields = ("created_at", "state", "documents", "questions", "corpus_key", "values", "measurements")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -69,9 +82,17 @@ class CorpusCalibrationAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     def has_change_permission(self, request: HttpRequest, obj: CorpusCalibration | None = None) -> bool:
         return False
 
+    @admin.display(description=_("疑似質問数"))
+    def questions(self, calibration: CorpusCalibration) -> int:
+        return sum(len(rows) for rows in calibration.measurements.values())
+
     @admin.display(description=_("範囲外の下限"))
     def off_topic_floor(self, calibration: CorpusCalibration) -> Any:
         return calibration.values.get("off_topic_floor")
+
+    @admin.display(description=_("英語の質問の下限"))
+    def english_floor(self, calibration: CorpusCalibration) -> Any:
+        return calibration.values.get("english_floor")
 
     @admin.display(description=_("信頼度「高」の類似度"))
     def confident(self, calibration: CorpusCalibration) -> Any:
@@ -81,8 +102,12 @@ class CorpusCalibrationAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     def medium(self, calibration: CorpusCalibration) -> Any:
         return calibration.values.get("medium")
 
-    @admin.display(description=_("使用中"), boolean=True)
-    def is_current(self, calibration: CorpusCalibration) -> bool:
-        from qa.services import current_calibration
+    @admin.display(description=_("状態"))
+    def state(self, calibration: CorpusCalibration) -> str:
+        from qa.services import calibration_stale
 
-        return CorpusCalibration.objects.first() == calibration and current_calibration().source == "corpus"
+        if CorpusCalibration.objects.values_list("pk", flat=True).first() != calibration.pk:
+            return str(_("過去の計測"))
+        if calibration_stale(calibration=calibration):
+            return str(_("使用中（文書が変わったため再計測待ち）"))
+        return str(_("使用中（現在の文書で計測）"))

@@ -10,11 +10,29 @@ document:
   document answers (weather, recipes, sport, trivia). They were written without
   any corpus at hand, as general Japanese, and are the same for every install.
 
+- **off topic, in English**: :data:`ENGLISH_OFF_TOPIC_QUESTIONS`, the same kind of
+  everyday questions written in English, for the English floor.
+
 For each it records the best chunk's dense similarity and the best sentence's
 similarity (what :func:`qa.decision.off_topic_reason` reads), then
-:func:`thresholds_from` turns the two distributions into a
-:class:`qa.decision.Calibration`, each threshold by a named rule. The clarify
-gap and the English floor are not measured yet: they keep their settings.
+:func:`thresholds_from` turns the distributions into a
+:class:`qa.decision.Calibration`, each threshold by a named rule.
+
+The English floor has one side only: the corpus gives no English on-topic
+questions (its headings are Japanese, and translating them would need a model
+the portal does not ship), so the floor is the lowest that still turns away
+every everyday English question, never above the Japanese 中 threshold.
+
+The clarify gap stays a setting, for two reasons. It compares two documents'
+fused scores within one question's candidates, and those scores are min-max
+normalised per question (qa.fusion.score_fusion): it is already relative to
+the corpus, unlike the similarities above, whose level moves with the corpus's
+language, length and density. And measuring where a tie begins needs
+questions known to be ambiguous between two documents, which headings are not.
+
+Calibration follows the corpus: when the live documents change, qa.tasks
+recomputes it in the background (qa.services.calibration_schedule); until it
+has, the previous calibration stays in use. Without any, the settings apply.
 """
 
 from __future__ import annotations
@@ -39,6 +57,16 @@ OFF_TOPIC_QUESTIONS = (
     "恐竜はいつ絶滅しましたか？",
     "ラーメンのスープのとり方は？",
     "サッカーのワールドカップの優勝国は？",
+)
+ENGLISH_OFF_TOPIC_QUESTIONS = (
+    "What will the weather be like tomorrow?",
+    "How do I make a good curry at home?",
+    "Who won the football world cup?",
+    "How tall is Mount Fuji?",
+    "Can you recommend a good movie?",
+    "How long do cats usually live?",
+    "How did the universe begin?",
+    "When did the dinosaurs die out?",
 )
 # The on-topic side is asked as a question about each heading (at most this many headings).
 HEADING_QUESTION = "{heading}について教えてください"
@@ -82,16 +110,37 @@ def medium_similarity(off_topic: Sequence[Measured], confident: float) -> float:
     return round(min(confident - MARGIN, max(m.top_chunk for m in off_topic)), 4)
 
 
-def thresholds_from(on_topic: Sequence[Measured], off_topic: Sequence[Measured], defaults: Calibration) -> Calibration:
-    """The calibration the two distributions give (``defaults`` for what is not measured)."""
+def english_floor(english_off_topic: Sequence[Measured], medium: float) -> float:
+    """Just above the closest everyday English question's best chunk, and never above ``medium``.
+
+    An English question is compared with Japanese passages, so even its right
+    passage scores lower than a Japanese question's would: the floor only
+    has to turn away what is surely off topic, and the 中 threshold caps it.
+    """
+    return round(min(medium, max(m.top_chunk for m in english_off_topic) + MARGIN), 4)
+
+
+def thresholds_from(
+    on_topic: Sequence[Measured],
+    off_topic: Sequence[Measured],
+    defaults: Calibration,
+    *,
+    english_off_topic: Sequence[Measured] = (),
+) -> Calibration:
+    """The calibration the distributions give (``defaults`` for what is not measured).
+
+    Without ``english_off_topic`` the English floor keeps its default. Raises
+    ValueError without on-topic or off-topic measurements.
+    """
     if not on_topic or not off_topic:
         raise ValueError("calibration needs on-topic and off-topic measurements")
     confident = confident_similarity(on_topic, off_topic)
+    medium = medium_similarity(off_topic, confident)
     return Calibration(
         off_topic_floor=off_topic_floor(on_topic, off_topic),
-        english_floor=defaults.english_floor,
+        english_floor=english_floor(english_off_topic, medium) if english_off_topic else defaults.english_floor,
         confident=confident,
-        medium=medium_similarity(off_topic, confident),
+        medium=medium,
         clarify_gap=defaults.clarify_gap,
         source="corpus",
     )

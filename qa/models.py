@@ -229,8 +229,9 @@ class CorpusCalibration(models.Model):
     """The thresholds measured on the live corpus by ``calibrate`` (qa.calibration); the newest row is current.
 
     ``corpus_key`` identifies the live versions it was measured on: after any
-    indexing change it no longer matches and the portal falls back to settings
-    until ``calibrate`` runs again.
+    indexing change it no longer matches (the row is stale, as the admin shows)
+    and it stays in use until the recalibration the change queued (qa.tasks) or
+    ``calibrate`` stores a new one.
     """
 
     created_at = models.DateTimeField(_("計測日時"), auto_now_add=True)

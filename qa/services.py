@@ -26,7 +26,14 @@ from django.utils.translation import gettext_lazy
 from documents.embeddings import embed_passages
 from documents.models import Chunk, Document
 from documents.selectors import visible_documents
-from qa.calibration import OFF_TOPIC_QUESTIONS, Measured, corpus_key, heading_questions, thresholds_from
+from qa.calibration import (
+    ENGLISH_OFF_TOPIC_QUESTIONS,
+    OFF_TOPIC_QUESTIONS,
+    Measured,
+    corpus_key,
+    heading_questions,
+    thresholds_from,
+)
 from qa.models import Answer, AnswerSource, Citation, Conversation, CorpusCalibration, Feedback
 from qa.providers import Provider, get_provider
 from qa.providers.base import GenerateOptions
@@ -458,30 +465,50 @@ def _live_version_ids() -> list[int]:
 def calibration_run() -> CorpusCalibration:
     """Measure the live corpus (qa.calibration) and store its calibration, which becomes the current one.
 
-    Raises ValidationError when there is nothing to measure (no live document with headings).
+    Raises ValidationError when there is nothing to measure (no live document
+    with headings); any failure stores nothing, so the previous calibration stays.
     """
     version_ids = _live_version_ids()
     headings = Chunk.objects.filter(version_id__in=version_ids).exclude(heading_path="")
     questions = heading_questions(list(headings.values_list("heading_path", flat=True).distinct()))
     if not questions:
         raise ValidationError(_("校正に使える見出しのある文書がありません。"), code="empty")
-    on_topic = [Measured(q, *measure_question(q, version_ids)) for q in questions]
-    off_topic = [Measured(q, *measure_question(q, version_ids)) for q in OFF_TOPIC_QUESTIONS]
-    values = thresholds_from(on_topic, off_topic, Calibration.from_settings())
+    measured = {
+        side: [Measured(q, *measure_question(q, version_ids)) for q in asked]
+        for side, asked in (
+            ("on_topic", questions),
+            ("off_topic", OFF_TOPIC_QUESTIONS),
+            ("english_off_topic", ENGLISH_OFF_TOPIC_QUESTIONS),
+        )
+    }
+    values = thresholds_from(
+        measured["on_topic"],
+        measured["off_topic"],
+        Calibration.from_settings(),
+        english_off_topic=measured["english_off_topic"],
+    )
     return CorpusCalibration.objects.create(
         corpus_key=corpus_key(version_ids),
         documents=len(version_ids),
         values=values.to_dict(),
         measurements={
-            "on_topic": [[m.question, m.top_chunk, m.best_sentence] for m in on_topic],
-            "off_topic": [[m.question, m.top_chunk, m.best_sentence] for m in off_topic],
+            side: [[m.question, m.top_chunk, m.best_sentence] for m in rows] for side, rows in measured.items()
         },
     )
 
 
 def current_calibration() -> Calibration:
-    """The newest stored calibration when it was measured on the corpus now live, else the settings' values."""
+    """The newest stored calibration, else the settings' values (a fresh install).
+
+    After the corpus changes the newest one stays in use until a new one is
+    measured (qa.tasks.calibrate_task queues that after every change).
+    """
     latest = CorpusCalibration.objects.first()
-    if latest is None or latest.corpus_key != corpus_key(_live_version_ids()):
+    if latest is None:
         return Calibration.from_settings()
     return Calibration(**{**latest.values, "source": "corpus"})
+
+
+def calibration_stale(*, calibration: CorpusCalibration) -> bool:
+    """Whether the live documents changed since ``calibration`` was measured."""
+    return calibration.corpus_key != corpus_key(_live_version_ids())

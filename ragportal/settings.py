@@ -318,6 +318,11 @@ RAG_OFF_TOPIC_SIMILARITY_EN = env_float("RAG_OFF_TOPIC_SIMILARITY_EN", 0.81, min
 # A short question is asked back when another document's best hit scores within this
 # relative gap of the top hit (or when its words name no document: qa.ambiguity).
 RAG_CLARIFY_GAP = env_float("RAG_CLARIFY_GAP", 0.03, minimum=0.0, maximum=1.0)
+# The floors and the 高/中 thresholds above are the defaults of a fresh install: once the
+# corpus is calibrated (qa.calibration) its measured values replace them, except the clarify
+# gap. After the live documents change, the indexing worker recalibrates in the background
+# (qa.tasks); 0 leaves it to `manage.py calibrate`.
+RAG_CALIBRATE_AFTER_INDEXING = env_bool("RAG_CALIBRATE_AFTER_INDEXING", True)
 RAG_LLM_EXPANSION = env_bool("RAG_LLM_EXPANSION", False)
 # Expand questions with the corpus's own terms (qa.vocabulary: by spelling, reading and meaning).
 RAG_VOCABULARY_EXPANSION = env_bool("RAG_VOCABULARY_EXPANSION", True)

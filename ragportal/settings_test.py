@@ -18,6 +18,8 @@ os.environ["RAG_PROVIDER"] = "extractive"
 os.environ["RAG_HTTPS"] = "0"  # the test client and the live server speak plain HTTP
 # Indexing finishes inside the call that queues it; tests/documents/test_worker.py runs the real worker.
 os.environ["TASKS_BACKEND"] = "django_tasks.backends.immediate.ImmediateBackend"
+# ... and would recalibrate after every upload: the thresholds stay the settings' unless a test calibrates.
+os.environ["RAG_CALIBRATE_AFTER_INDEXING"] = "0"
 for _key in (
     "ANTHROPIC_API_KEY",
     "GEMINI_API_KEY",

@@ -2,7 +2,8 @@
 
 The corpus is none of the demo's documents: three short policies of an imaginary
 company. The thresholds are measured on it, stored, shown in the admin, and used
-by the next answers until the corpus changes.
+by the next answers; after the live documents change they are measured again in
+the background (qa.tasks), the previous ones answering meanwhile.
 """
 
 from __future__ import annotations
@@ -12,10 +13,16 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from django_tasks.base import TaskResultStatus
+from django_tasks_db.models import DBTaskResult
+
+from documents.models import Document
+from documents.services import document_delete
 from qa.calibration import Measured, thresholds_from
 from qa.decision import Calibration
 from qa.models import Answer, CorpusCalibration
-from qa.services import answer_question, current_calibration
+from qa.services import answer_question, calibration_stale, current_calibration
+from qa.tasks import calibrate_task
 
 CORPUS = {
     "canteen.md": "# 社員食堂の案内\n## 営業時間\n社員食堂は平日の11時30分から14時まで営業します。\n"
@@ -50,6 +57,15 @@ def test_a_corpus_whose_off_topic_questions_come_close_gets_a_stricter_high() ->
     assert near.confident > 0.87 > far.confident
 
 
+def test_the_english_floor_turns_away_every_everyday_english_question_and_stays_below_medium() -> None:
+    on = [_m(0.90, 0.92), _m(0.88, 0.90), _m(0.86, 0.88)]
+    off = [_m(0.80, 0.78), _m(0.82, 0.80)]
+    calibration = thresholds_from(on, off, DEFAULTS, english_off_topic=[_m(0.76, 0.7), _m(0.79, 0.7)])
+    assert 0.79 < calibration.english_floor <= calibration.medium
+    close = thresholds_from(on, off, DEFAULTS, english_off_topic=[_m(0.87, 0.7)])
+    assert close.english_floor == close.medium
+
+
 def test_nothing_to_measure_is_an_error() -> None:
     with pytest.raises(ValueError):
         thresholds_from([], [_m(0.8, 0.8)], DEFAULTS)
@@ -82,6 +98,131 @@ def test_calibrate_measures_the_corpus_and_its_answers_use_it(ingest, employee, 
     assert page.status_code == 200
     assert str(stored.values["off_topic_floor"]) in page.content.decode()
 
-    # The corpus changes: the stored calibration no longer describes it, settings apply until it is rerun.
+    # The corpus changes (recalibration after indexing is off in the suite): the admin says the
+    # calibration is stale, and it keeps answering until a new one is measured.
     ingest(text="# 休憩室\n## 利用時間\n休憩室は8時から20時まで使えます。\n", filename="lounge.md")
-    assert current_calibration().source == "settings"
+    assert calibration_stale(calibration=stored)
+    assert current_calibration() == Calibration(**{**stored.values, "source": "corpus"})
+    assert "再計測待ち" in client.get("/admin/qa/corpuscalibration/").content.decode()
+
+
+HEADINGLESS = "休憩室の利用\n休憩室は8時から20時まで使えます。飲食もできます。\n"
+
+
+@pytest.fixture
+def recalibrating(settings, monkeypatch):
+    """As in production: the database queue, recalibration after indexing on (the suite turns both off).
+
+    No quiet moment before a calibration: the batch worker stops as soon as nothing is ready.
+    """
+    settings.RAG_CALIBRATE_AFTER_INDEXING = True
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+    monkeypatch.setattr("qa.tasks.DEFER_S", 0)
+    return settings
+
+
+def _work() -> None:
+    """An indexing worker runs what is queued, then stops."""
+    call_command("index_worker", "--batch", "--nice", "0", stdout=StringIO())
+
+
+def _latest() -> CorpusCalibration:
+    latest = CorpusCalibration.objects.first()
+    assert latest is not None
+    return latest
+
+
+def _calibrations_run() -> list[str]:
+    return list(DBTaskResult.objects.filter(task_path=calibrate_task.module_path).values_list("status", flat=True))
+
+
+@pytest.mark.django_db
+def test_calibration_follows_documents_going_live_and_being_deleted(recalibrating, ingest, admin_user, client) -> None:
+    assert current_calibration().source == "settings"  # a fresh install: the documented defaults
+
+    canteen = ingest(text=CORPUS["canteen.md"], filename="canteen.md")
+    _work()
+    assert _latest().documents == 1
+    ingest(text=CORPUS["bicycle.md"], filename="bicycle.md")
+    ingest(text=CORPUS["library.md"], filename="library.md")
+    _work()
+    measured = _latest()
+    assert measured.documents == 3 and not calibration_stale(calibration=measured)
+    assert current_calibration() == Calibration(**{**measured.values, "source": "corpus"})
+    assert any("貸出期間" in row[0] for row in measured.measurements["on_topic"])  # its headings, asked
+
+    # A new version goes live: until the worker has measured it, the previous calibration answers.
+    ingest(
+        text=CORPUS["library.md"] + "## 延長\n貸出は1回だけ1週間延長できます。\n",
+        filename="library.md",
+        document=Document.objects.get(filename="library.md"),
+    )
+    _work()
+    revised = _latest()
+    assert revised.pk != measured.pk and any("延長" in row[0] for row in revised.measurements["on_topic"])
+
+    document_delete(document=canteen)
+    assert calibration_stale(calibration=revised) and current_calibration().source == "corpus"
+    _work()
+    after_delete = _latest()
+    assert after_delete.documents == 2 and not calibration_stale(calibration=after_delete)
+    assert not any("営業時間" in row[0] for row in after_delete.measurements["on_topic"])
+    assert _calibrations_run() == [TaskResultStatus.SUCCESSFUL] * 4  # once per change, once for the two uploads
+
+    client.force_login(admin_user)
+    page = client.get("/admin/qa/corpuscalibration/").content.decode()
+    assert "使用中（現在の文書で計測）" in page and "過去の計測" in page
+
+
+@pytest.mark.django_db
+def test_a_calibration_that_fails_keeps_the_previous_one(recalibrating, ingest, admin_user, client) -> None:
+    library = ingest(text=CORPUS["library.md"], filename="library.md")
+    ingest(text=HEADINGLESS, filename="lounge.txt")
+    _work()
+    kept = _latest()
+    assert kept.documents == 2
+
+    # Only a document without headings is left: nothing to measure, the calibration measured before stays.
+    document_delete(document=library)
+    _work()
+    assert _latest() == kept
+    assert calibration_stale(calibration=kept)
+    assert current_calibration() == Calibration(**{**kept.values, "source": "corpus"})
+    client.force_login(admin_user)
+    assert "再計測待ち" in client.get("/admin/qa/corpuscalibration/").content.decode()
+
+
+@pytest.mark.django_db
+def test_an_import_queued_for_the_worker_is_calibrated_once_after_its_last_document(recalibrating, ingest) -> None:
+    for filename, text in CORPUS.items():
+        ingest(text=text, filename=filename)  # queued for the worker, not indexed yet
+    assert not CorpusCalibration.objects.exists()
+
+    _work()
+
+    assert set(Document.objects.values_list("status", flat=True)) == {Document.Status.READY}
+    assert _latest().documents == 3 and CorpusCalibration.objects.count() == 1
+    assert _calibrations_run() == [TaskResultStatus.SUCCESSFUL]
+
+
+@pytest.mark.django_db
+def test_a_recalibration_waits_for_documents_still_being_indexed(recalibrating, ingest) -> None:
+    recalibrating.RAG_CALIBRATE_AFTER_INDEXING = False  # only the task run below
+    library = ingest(text=CORPUS["library.md"], filename="library.md")
+    _work()
+    Document.objects.filter(pk=library.pk).update(status=Document.Status.INDEXING)  # as while a worker embeds it
+
+    calibrate_task.call()
+
+    assert not CorpusCalibration.objects.exists()
+    waiting = DBTaskResult.objects.filter(task_path=calibrate_task.module_path, status=TaskResultStatus.READY)
+    assert [row.args_kwargs["args"] for row in waiting] == [[1]]  # looked once, looks again later
+
+
+@pytest.mark.django_db
+def test_uploads_indexed_at_once_are_not_held_up_by_a_calibration(settings, ingest) -> None:
+    """The immediate backend (tests, evaluation's throw-away portals) would calibrate inside the upload: it does not."""
+    settings.RAG_CALIBRATE_AFTER_INDEXING = True
+    ingest(text=CORPUS["library.md"], filename="library.md")
+    assert Document.objects.get().status == Document.Status.READY
+    assert not CorpusCalibration.objects.exists() and current_calibration().source == "settings"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -11,18 +12,24 @@ from qa.services import calibration_run
 
 
 class Command(BaseCommand):
-    help = "Measure the off-topic floor and the confidence thresholds on the live documents, and store them."
+    help = (
+        "Measure the off-topic floors and the confidence thresholds on the live documents, and store them. "
+        "The indexing worker does this by itself after documents change (RAG_CALIBRATE_AFTER_INDEXING); "
+        "run it by hand after an import without a worker, or to see the values."
+    )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        started = time.perf_counter()
         try:
             calibration = calibration_run()
         except ValidationError as exc:
             raise CommandError(" ".join(exc.messages)) from None
-        values = calibration.values
+        values, measured = calibration.values, calibration.measurements
         self.stdout.write(
             f"calibrated on {calibration.documents} documents "
-            f"({len(calibration.measurements['on_topic'])} heading questions, "
-            f"{len(calibration.measurements['off_topic'])} off-topic questions)"
+            f"({len(measured['on_topic'])} heading questions, {len(measured['off_topic'])} off-topic questions, "
+            f"{len(measured.get('english_off_topic', []))} English off-topic questions) "
+            f"in {time.perf_counter() - started:.1f} s"
         )
         for name in ("off_topic_floor", "confident", "medium", "english_floor", "clarify_gap"):
             self.stdout.write(f"  {name}: {values[name]}")
