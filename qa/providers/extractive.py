@@ -28,10 +28,18 @@ import re
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Unpack
 
 from documents.sentence_vectors import sentence_spans
-from qa.providers.base import StreamItem, abstention_text, elapsed_ms, sentence_separator, stream_at_once
-from qa.question import Question, analyse_question
+from qa.providers.base import (
+    GenerateOptions,
+    StreamItem,
+    abstention_text,
+    elapsed_ms,
+    sentence_separator,
+    stream_at_once,
+)
+from qa.question import analyse_question
 from qa.types import AnswerBlock, Citation, ProviderAnswer, RetrievedChunk
 from ragportal.text import fold
 from verification.grounding import ENGLISH_LEAD_IN
@@ -386,28 +394,16 @@ class ExtractiveProvider:
         self,
         question: str,
         chunks: list[RetrievedChunk],
-        *,
-        expanded_terms: Sequence[str] = (),
-        strict: bool = False,
-        history: Sequence[tuple[str, str]] = (),
-        analysed: Question | None = None,
+        **options: Unpack[GenerateOptions],
     ) -> Iterator[StreamItem]:
         """``generate()``'s answer as a stream: all of its text at once, then the answer."""
-        return stream_at_once(
-            self.generate(
-                question, chunks, expanded_terms=expanded_terms, strict=strict, history=history, analysed=analysed
-            )
-        )
+        return stream_at_once(self.generate(question, chunks, **options))
 
     def generate(
         self,
         question: str,
         chunks: list[RetrievedChunk],
-        *,
-        expanded_terms: Sequence[str] = (),
-        strict: bool = False,
-        history: Sequence[tuple[str, str]] = (),
-        analysed: Question | None = None,
+        **options: Unpack[GenerateOptions],
     ) -> ProviderAnswer:
         """Quote 1–3 sentences that answer ``question`` (1 when ``strict``), or abstain.
 
@@ -415,7 +411,8 @@ class ExtractiveProvider:
         for what the question asks; without it the question is analysed here.
         """
         started = time.perf_counter()
-        analysed = analysed or analyse_question(question)
+        analysed = options.get("analysed") or analyse_question(question)
+        expanded_terms, strict = options.get("expanded_terms", ()), options.get("strict", False)
         question, english = analysed.spelled, analysed.english
         candidates = self._rank(analysed.whole, chunks, expanded_terms, english=english)
         limit = STRICT_MAX_SENTENCES if strict else self.max_sentences
