@@ -26,7 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ragportal.text import fold, is_english
+from ragportal.words import INTERROGATIVES, QUESTION_ENDINGS, REQUESTS, alternation
+from ragportal.text import KANJI_IDEOGRAPHS, KATAKANA, MIDDLE_DOT, fold, is_english
 from verification.quantities import extract_quantities
 
 DATE = "date"
@@ -87,10 +88,11 @@ _STEP_WORDS = re.compile(
 
 # Interrogatives and question endings: not content to be covered.
 _QUESTION_NOISE = re.compile(
-    r"ですか|ますか|でしょうか|ください|教えて|について|何|誰|だれ|どこ|いつ|どう|どの|どれ|いくら|いくつ|ですか|"
-    r"すれば|したら|たらいい|ばいい|いい|[?？。、!！「」『』()（）]"
+    alternation((*INTERROGATIVES, *QUESTION_ENDINGS, *REQUESTS))
+    + r"|ください|について|すれば|したら|たらいい|ばいい|いい|[?？。、!！「」『』()（）]"
 )
-_CONTENT_RUN = re.compile(r"[\u3400-\u9fff\u30a0-\u30ffー]{2,}|[a-z][a-z0-9]+")
+# Runs of ideographs and katakana (not 々: 「人々」 is no content run).
+_CONTENT_RUN = re.compile(f"[{KANJI_IDEOGRAPHS}{KATAKANA}{MIDDLE_DOT}]{{2,}}|[a-z][a-z0-9]+")
 
 
 # Units a quantity question asks for (canonical units of verification.quantities), in question order.
@@ -154,13 +156,12 @@ def carries_units(units: frozenset[str], text: str) -> bool:
 
 # 「…できて、…いくら？」: a clause ending (て/で/と/まで/は + 、) with a question on both sides.
 _CLAUSE_BREAK = re.compile(r"(?:(?<=[てでとりは])|(?<=まで)|(?<=から))、")
-_INTERROGATIVE = re.compile(
-    r"何|いつ|いくら|いくつ|どこ|誰|だれ|どの|どう|どれ|どんな|上限|期限|ですか|ますか|[?？]|教えて"
-)
+_INTERROGATIVE = re.compile(alternation((*INTERROGATIVES, *QUESTION_ENDINGS, *REQUESTS)) + r"|上限|期限|[?？]")
 # 「AとBを教えて」, 「AとBはそれぞれいくら？」: two nouns joined by と before the particle that
 # asks about both. B has no の (「AとBの合計」 asks about one thing).
+_NOUN_CHARS = f"{KANJI_IDEOGRAPHS}{KATAKANA}{MIDDLE_DOT}"
 _NOUN_PAIR = re.compile(
-    r"^(?P<a>[^、と]*?[\u3400-\u9fff\u30a0-\u30ffーA-Za-z0-9）)」さ])と、?(?P<b>[\u3400-\u9fff\u30a0-\u30ffー][^、と]*?)(?P<particle>は|を|が)(?P<rest>.*)$"
+    f"^(?P<a>[^、と]*?[{_NOUN_CHARS}A-Za-z0-9）)」さ])と、?(?P<b>[{_NOUN_CHARS}][^、と]*?)(?P<particle>は|を|が)(?P<rest>.*)$"
 )
 _REQUEST_ONLY = re.compile(r"^(それぞれ)?(教えて(ください|下さい)?|知りたい(です)?)?[。.!！?？]*$")
 _EACH = re.compile(r"^それぞれ")

@@ -41,7 +41,8 @@ from qa.providers.base import (
 )
 from qa.question import analyse_question
 from qa.types import AnswerBlock, Citation, ProviderAnswer, RetrievedChunk
-from ragportal.text import fold
+from ragportal.text import HIRAGANA, fold
+from ragportal.words import ENGLISH_STOP_WORDS, KANJI_INTERROGATIVES
 from verification.grounding import ENGLISH_LEAD_IN
 from verification.quantities import extract_quantities
 from verification.answer_fit import (
@@ -68,36 +69,16 @@ PART_MAX_SENTENCES = 4
 # Per quantity of the question that a sentence states too (same value and unit).
 STATED_BONUS = 0.15
 
-_HIRAGANA = re.compile(r"^[\u3040-\u309f]+$")
+_HIRAGANA = re.compile(f"^[{HIRAGANA}]+$")
 _LATIN_WORD = re.compile(r"[a-z0-9]+")
 _CJK_RUN = re.compile(r"[^\W\d_a-z]+")
-_LATIN_STOPWORDS = frozenset(
-    "a an and are as at be by can do does did for from has have how i in is it its many much of on or "
-    "the this that to was were what when where which who whom why will with you your me my our we".split()
-)
 # Interrogatives and question endings carry no content to match.
-_QUESTION_CHARS = frozenset("何誰")
-_QUESTION_BIGRAMS = frozenset(
-    [
-        "どこ",
-        "いつ",
-        "いく",
-        "くら",
-        "どう",
-        "うや",
-        "やっ",
-        "って",
-        "すか",
-        "ます",
-        "どの",
-        "のよ",
-        "よう",
-        "うに",
-        "どれ",
-        "れく",
-        "らい",
-    ]
-)
+_QUESTION_CHARS = frozenset(KANJI_INTERROGATIVES)
+# The kana bigrams of the question phrases, dropped from a question's tokens. Narrower than
+# ragportal.words.INTERROGATIVES on purpose: the scores were set with exactly these (です,
+# どんな, いくつ and だれ still count); more bigrams would change the scores.
+_QUESTION_PHRASES = ("どこ", "いつ", "いくら", "どうやって", "どのように", "どれくらい", "ますか")
+_QUESTION_BIGRAMS = frozenset(phrase[i : i + 2] for phrase in _QUESTION_PHRASES for i in range(len(phrase) - 1))
 
 
 # Bonus for a sentence that carries the kind of answer the question asks for
@@ -137,7 +118,7 @@ def tokens(text: str, *, question: bool = False) -> dict[str, float]:
     norm = fold(text)
     result: dict[str, float] = {}
     for word in _LATIN_WORD.findall(norm):
-        if word in _LATIN_STOPWORDS or (len(word) < 2 and not word.isdigit()):
+        if word in ENGLISH_STOP_WORDS or (len(word) < 2 and not word.isdigit()):
             continue
         result["w:" + word] = 1.0
     for run in _CJK_RUN.findall(norm):
