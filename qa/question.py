@@ -9,7 +9,8 @@ Where the rules live (each kind once):
 
 - language: ``ragportal.text.is_english``;
 - what a question asks for (answer types, units, two-part questions):
-  ``verification.answer_fit``, whose side of the fit is the question's;
+  ``verification.answer_types``;
+- question words, stop words and script classes: ``ragportal.words``, ``ragportal.text``;
 - content terms, aspect words (FACETS), question length: ``qa.ambiguity``;
 - the subject before は: :data:`SUBJECT` and :data:`SUBJECT_WORD` here.
 """
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 
 from qa.ambiguity import content_terms, is_facet, is_short
 from ragportal.text import KANJI_IDEOGRAPHS, KATAKANA, MIDDLE_DOT, fold, is_english, spelled_out
-from verification.answer_fit import AskedPart, AskedQuestion, own_parts, question_parts
+from verification.answer_types import AskedPart, AskedQuestion, own_parts, question_parts
 
 # The subject of a question: the words before its first topic particle (「本社の駐車場は…」).
 # A later clause's subject counts too (「評価に納得できないとき、異議申し立ては…」).

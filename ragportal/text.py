@@ -60,9 +60,10 @@ KANJI = KANJI_IDEOGRAPHS + "\u3005\u3006"
 # the iteration marks ゝゞ and ゟ.
 HIRAGANA = "\u3041-\u3096\u3099-\u309f"
 # The Katakana block's letters (ァ–ヺ), the long-vowel mark ー, the iteration marks ヽヾ and
-# ヿ, and the small letters of the Katakana Phonetic Extensions (ㇰ–ㇿ, as in チェㇷ゚オハウ).
+# ヿ, the small letters of the Katakana Phonetic Extensions (ㇰ–ㇿ) and the combining voicing
+# marks that complete a letter no precomposed character spells (ㇷ゚ in チェㇷ゚オハウ).
 # Not the block's punctuation ゠ and ・.
-KATAKANA = "\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
+KATAKANA = "\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\u3099\u309a"
 HALFWIDTH_KATAKANA = "\uff66-\uff9f"
 # The katakana middle dot is punctuation, not a letter, but it joins the words of a
 # compound or a list (キーボード・マウス, 遅刻・早退): rules that read such a run as one
@@ -87,7 +88,7 @@ def is_hiragana(ch: str) -> bool:
 
 
 def is_katakana(ch: str) -> bool:
-    """True for a katakana letter, the long-vowel mark ー or an iteration mark (:data:`KATAKANA`)."""
+    """True for a katakana letter, the long-vowel mark ー, an iteration or combining voicing mark (:data:`KATAKANA`)."""
     return bool(_KATAKANA_RE.fullmatch(ch))
 
 

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from documents.segmentation import tokens
+from qa.ambiguity import content_terms
 from ragportal.text import (
     fold,
     is_english,
@@ -50,6 +51,7 @@ def test_script_of_a_character(ch: str, kanji: bool, hiragana: bool, katakana: b
 def test_a_word_written_with_the_small_katakana_is_searched_as_one_run() -> None:
     """チェㇷ゚オハウ (an Ainu dish) gives the bigrams of one word, not two words cut at ㇷ."""
     assert "ェㇷ" in tokens("チェㇷ゚オハウとは")
+    assert "チェㇷ゚オハウ" in content_terms("チェㇷ゚オハウとはどんな料理？")
     assert "ド・" in tokens("キーボード・マウス")  # ・ keeps a compound together
 
 

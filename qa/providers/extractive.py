@@ -45,7 +45,7 @@ from ragportal.text import HIRAGANA, fold
 from ragportal.words import ENGLISH_STOP_WORDS, KANJI_INTERROGATIVES
 from verification.grounding import ENGLISH_LEAD_IN
 from verification.quantities import extract_quantities
-from verification.answer_fit import (
+from verification.answer_types import (
     CONTACT,
     COST,
     COUNTER_PREFIX,
@@ -82,7 +82,7 @@ _QUESTION_BIGRAMS = frozenset(phrase[i : i + 2] for phrase in _QUESTION_PHRASES 
 
 
 # Bonus for a sentence that carries the kind of answer the question asks for
-# (verification.answer_fit defines both the question types and what carries them).
+# (verification.answer_types defines both the question types and what carries them).
 _TYPE_BONUS = {DATE: 0.15, QUANTITY: 0.12, CONTACT: 0.12, NUMBER: 0.3, STEPS: 0.08, COST: 0.15, NAME: 0.15}
 UNIT_BONUS = 0.25
 # A sentence that only sends the reader elsewhere (「…を参照してください」) answers nothing by itself.
