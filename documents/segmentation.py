@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import re
 
-from ragportal.text import fold
+from ragportal.text import HIRAGANA, KANJI, KATAKANA, MIDDLE_DOT, fold
 
-# Letters, digits and the CJK ranges that make up "word" characters.
-_RUN = re.compile(r"[0-9a-z]+|[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u30fc々〆ヵヶ]+")
-_KANJI = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々]")
+# Letters, digits and the Japanese scripts that make up "word" characters (・ joins a compound).
+_RUN = re.compile(f"[0-9a-z]+|[{HIRAGANA}{KATAKANA}{MIDDLE_DOT}{KANJI}]+")
+_KANJI = re.compile(f"[{KANJI}]")
 
 
 def tokens(text: str) -> list[str]:

@@ -25,18 +25,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ragportal.text import fold
+from ragportal.text import HIRAGANA, KANJI, KATAKANA, MIDDLE_DOT, fold
 
 # Sudachi refuses inputs over about 49 kB; a line longer than this is cut (bytes, UTF-8: 3 per character).
 MAX_LINE_CHARS = 4000
 # A compound longer than this many words is a phrase, not a term.
 MAX_COMPOUND_WORDS = 3
 MAX_TERM_CHARS = 24
-_KANJI = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々〆]")
-_WORDLIKE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff々〆ー]|[a-z]{3,}")
+# A word's characters: kana, kanji and the ・ that joins a compound (キーボード・マウス).
+_JAPANESE_WORD = f"{HIRAGANA}{KATAKANA}{MIDDLE_DOT}{KANJI}"
+_KANJI = re.compile(f"[{KANJI}]")
+_WORDLIKE = re.compile(f"[{_JAPANESE_WORD}]|[a-z]{{3,}}")
 _MARKDOWN_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(.+)$", re.MULTILINE)
 _VOICING = frozenset("\u3099\u309a")
-_HIRAGANA = re.compile(r"[\u3041-\u3096]")
+_TERM = re.compile(f"[{_JAPANESE_WORD}a-z0-9]+")
+# Each hiragana letter (ぁ–ゖ) has its katakana 0x60 above it.
+_TO_KATAKANA = {code: code + 0x60 for code in range(0x3041, 0x3097)}
 # Parts of speech that name a thing (Sudachi's first level, and second-level exclusions).
 _NOUN = "名詞"
 _NOT_A_TERM = frozenset({"数詞", "助動詞語幹"})
@@ -94,7 +98,7 @@ def _tokenizer() -> Any:
 
 def katakana(text: str) -> str:
     """``text`` with hiragana turned into katakana (けいひ → ケイヒ); everything else unchanged."""
-    return _HIRAGANA.sub(lambda m: chr(ord(m.group()) + 0x60), text)
+    return text.translate(_TO_KATAKANA)
 
 
 def unvoiced(reading: str) -> str:
@@ -193,7 +197,7 @@ def _is_term(text: str) -> bool:
         return False
     if text.isascii():
         return bool(re.fullmatch(r"[a-z][a-z0-9\- ]{2,}", text))
-    return bool(re.fullmatch(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff々〆ーa-z0-9]+", text))
+    return bool(_TERM.fullmatch(text))
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from ragportal.text import fold
+from ragportal.text import HIRAGANA, KANJI, KATAKANA, fold
+from ragportal.words import ENGLISH_STOP_WORDS, KANJI_INTERROGATIVES, alternation
 
 # A question this short cannot settle a tie or a generic term with the rest of its
 # words. Dev split: every ambiguous question has at most 13 characters; the clear
@@ -40,28 +41,21 @@ SHORT_QUESTION_CHARS = 15
 # at most 3 (有給休暇, 経費精算: 3; 在宅勤務手当: 1).
 GENERIC_TERM_DOCUMENTS = 4
 
-_KANJI = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々〆"
-_KATAKANA = "\u30a1-\u30fa\u30fc"
-_HIRAGANA = "\u3041-\u3096"
-_TERM = re.compile(f"[{_KANJI}]+|[{_KATAKANA}]+|[0-9a-z]+")
-_WORD_CHARACTER = re.compile(f"[{_KANJI}{_KATAKANA}{_HIRAGANA}0-9a-z]")
-# 何 with the counter it asks about (何日前 keeps 前, 何時間 goes whole), and 誰.
+_TERM = re.compile(f"[{KANJI}]+|[{KATAKANA}]+|[0-9a-z]+")
+_WORD_CHARACTER = re.compile(f"[{KANJI}{KATAKANA}{HIRAGANA}0-9a-z]")
+# The kanji interrogatives, 何 with the counter it asks about (何日前 keeps 前, 何時間 goes whole).
 _INTERROGATIVE = re.compile(
-    r"何(?:ヶ月|か月|カ月|時間|週間|年間|日間|[日時回円歳分秒年月週枚人名件度割倍個台階番点泊本冊社%])?|誰"
+    r"何(?:ヶ月|か月|カ月|時間|週間|年間|日間|[日時回円歳分秒年月週枚人名件度割倍個台階番点泊本冊社%])?|"
+    + alternation(tuple(word for word in KANJI_INTERROGATIVES if word != "何"))
 )
 # A single kanji followed by kana: a verb or adjective stem with its first okurigana (働く → 働く).
-_VERB_STEM = re.compile(f"(?<![{_KANJI}0-9])([{_KANJI}])[{_HIRAGANA}]")
+_VERB_STEM = re.compile(f"(?<![{KANJI}0-9])([{KANJI}])[{HIRAGANA}]")
 # Such a stem directly before a topic or subject particle is a noun, the thing asked about
 # (「休みは何日？」: 休み, the days off), even when the verb itself only asks or gets (休める, 出る).
 _NOUN_BEFORE_PARTICLE = re.compile("(?:は|が|って)")
 # Stems that ask, get or give rather than name the topic (教えて, 知りたい, 出る, 使える), and
 # nouns of time and place before a particle (何日前まで, 月に, 年の).
 _NOT_TOPIC_STEMS = frozenset("教知聞分言見思行来出入使取持良得貰受休前後中上下内外時日月年毎今次")
-_ENGLISH_FUNCTION_WORDS = frozenset(
-    "a an and any are as at be by can could do does did for from get has have how i if in is it its many much "
-    "me my of on or our should so the their there this that to was we were what when where which who whom whose "
-    "why will with would you your".split()
-)
 
 
 def content_terms(text: str) -> list[str]:
@@ -82,7 +76,7 @@ def content_terms(text: str) -> list[str]:
         if m.group(1) not in _NOT_TOPIC_STEMS or _NOUN_BEFORE_PARTICLE.match(folded, m.end())
     ]
     terms = (term for _start, term in sorted(found))
-    return list(dict.fromkeys(t for t in terms if len(t) >= 2 and t not in _ENGLISH_FUNCTION_WORDS))
+    return list(dict.fromkeys(t for t in terms if len(t) >= 2 and t not in ENGLISH_STOP_WORDS))
 
 
 def question_length(text: str) -> int:
@@ -148,8 +142,8 @@ FACET_DOCUMENTS = 2
 # With the kanji it heads (問い合わせ先): one compound, judged by :func:`is_facet` as a whole.
 _KANA_FACET = re.compile(
     "(?:"
-    + "|".join(sorted((w for w in FACETS if re.search(f"[{_HIRAGANA}]", w)), key=len, reverse=True))
-    + f")[{_KANJI}]*"
+    + "|".join(sorted((w for w in FACETS if re.search(f"[{HIRAGANA}]", w)), key=len, reverse=True))
+    + f")[{KANJI}]*"
 )
 
 

@@ -9,7 +9,8 @@ Where the rules live (each kind once):
 
 - language: ``ragportal.text.is_english``;
 - what a question asks for (answer types, units, two-part questions):
-  ``verification.answer_fit``, whose side of the fit is the question's;
+  ``verification.answer_types``;
+- question words, stop words and script classes: ``ragportal.words``, ``ragportal.text``;
 - content terms, aspect words (FACETS), question length: ``qa.ambiguity``;
 - the subject before は: :data:`SUBJECT` and :data:`SUBJECT_WORD` here.
 """
@@ -20,13 +21,13 @@ import re
 from dataclasses import dataclass
 
 from qa.ambiguity import content_terms, is_facet, is_short
-from ragportal.text import fold, is_english, spelled_out
-from verification.answer_fit import AskedPart, AskedQuestion, own_parts, question_parts
+from ragportal.text import KANJI_IDEOGRAPHS, KATAKANA, MIDDLE_DOT, fold, is_english, spelled_out
+from verification.answer_types import AskedPart, AskedQuestion, own_parts, question_parts
 
 # The subject of a question: the words before its first topic particle (「本社の駐車場は…」).
 # A later clause's subject counts too (「評価に納得できないとき、異議申し立ては…」).
 SUBJECT = re.compile(r"(?:^|、)([^、。?？]{2,24}?)(?:は|って|とは)")
-SUBJECT_WORD = re.compile(r"[\u3400-\u9fff\u30a0-\u30ffー]{2,}|[a-z][a-z0-9-]+")
+SUBJECT_WORD = re.compile(f"[{KANJI_IDEOGRAPHS}{KATAKANA}{MIDDLE_DOT}]{{2,}}|[a-z][a-z0-9-]+")
 
 
 @dataclass(frozen=True)

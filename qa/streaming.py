@@ -19,7 +19,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Generator, Sequence
+from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Unpack
 
@@ -31,7 +31,6 @@ from django.utils.translation import gettext, gettext_noop
 from documents.models import Document
 from qa import services
 from qa.models import Answer, Conversation
-from qa.question import Question
 from qa.providers import Provider, get_provider
 from qa.providers.base import GenerateOptions, StreamingProvider, failure_message, stream_at_once
 from qa.types import ProviderAnswer, ProviderError, RetrievedChunk
@@ -157,23 +156,13 @@ class _Relay:
         self,
         question: str,
         chunks: list[RetrievedChunk],
-        *,
-        expanded_terms: Sequence[str] = (),
-        strict: bool = False,
-        history: Sequence[tuple[str, str]] = (),
-        analysed: Question | None = None,
+        **options: Unpack[GenerateOptions],
     ) -> ProviderAnswer:
         """The provider's answer, streamed; the extractive one when the cloud fails and fallback is on."""
-        arguments: GenerateOptions = {
-            "expanded_terms": expanded_terms,
-            "strict": strict,
-            "history": history,
-            "analysed": analysed,
-        }
         if self.fallback_reason is not None:
-            return self.extractive.generate(question, chunks, **arguments)
+            return self.extractive.generate(question, chunks, **options)
         try:
-            return self._stream(question, chunks, passing_on=not strict, **arguments)
+            return self._stream(question, chunks, passing_on=not options.get("strict", False), **options)
         except ProviderError as exc:
             _forget_provider(self.provider)  # a stream left half way may have closed its client
             fallback = settings.RAG_CLOUD_FALLBACK and self.provider.name != self.extractive.name
@@ -181,7 +170,7 @@ class _Relay:
                 raise
             log.warning("cloud answer failed, answering extractively: %s", exc)
             self.fallback_reason = str(exc) or exc.__class__.__name__
-            return self.extractive.generate(question, chunks, **arguments)
+            return self.extractive.generate(question, chunks, **options)
 
     def _stream(
         self, question: str, chunks: list[RetrievedChunk], *, passing_on: bool, **arguments: Unpack[GenerateOptions]

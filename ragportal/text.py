@@ -3,6 +3,7 @@
 One place for what every part of the portal must agree on:
 
 * :func:`nfkc` and :func:`fold` — the comparison form of text (NFKC, lower case);
+* :data:`KANJI`, :data:`HIRAGANA`, :data:`KATAKANA` — the Japanese scripts as character classes;
 * :func:`is_english` — which language a question (or sentence) is written in;
 * :func:`trim_span` — a span without its surrounding whitespace;
 * :func:`split_sentences` — sentence spans, right for Japanese, as offsets into
@@ -46,12 +47,56 @@ def fold(text: str) -> str:
     return nfkc(text).lower()
 
 
+# --- scripts --------------------------------------------------------------------------------
+
+# The Japanese scripts as bodies of regular-expression character classes (``f"[{KANJI}]"``),
+# by Unicode block; the one definition every rule that reads scripts builds on.
+# Kanji: CJK Unified Ideographs, Extension A and the Compatibility Ideographs.
+KANJI_IDEOGRAPHS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# Kanji as written: the ideographs with the marks that stand for one (々 repeats the kanji
+# before it, 〆 is read shime as in 〆切).
+KANJI = KANJI_IDEOGRAPHS + "\u3005\u3006"
+# The Hiragana block: letters (ぁ–ゖ), the voicing marks (combining ゙ ゚ and spacing ゛゜),
+# the iteration marks ゝゞ and ゟ.
+HIRAGANA = "\u3041-\u3096\u3099-\u309f"
+# The Katakana block's letters (ァ–ヺ), the long-vowel mark ー, the iteration marks ヽヾ and
+# ヿ, the small letters of the Katakana Phonetic Extensions (ㇰ–ㇿ) and the combining voicing
+# marks that complete a letter no precomposed character spells (ㇷ゚ in チェㇷ゚オハウ).
+# Not the block's punctuation ゠ and ・.
+KATAKANA = "\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\u3099\u309a"
+HALFWIDTH_KATAKANA = "\uff66-\uff9f"
+# The katakana middle dot is punctuation, not a letter, but it joins the words of a
+# compound or a list (キーボード・マウス, 遅刻・早退): rules that read such a run as one
+# term add it to their class.
+MIDDLE_DOT = "\u30fb"
+# Kanji zero, written in numbers (二〇二四年).
+KANJI_ZERO = "\u3007"
+
+_KANJI_RE = re.compile(f"[{KANJI}]")
+_HIRAGANA_RE = re.compile(f"[{HIRAGANA}]")
+_KATAKANA_RE = re.compile(f"[{KATAKANA}]")
+
+
+def is_kanji(ch: str) -> bool:
+    """True for a kanji (:data:`KANJI`: the ideographs, 々 and 〆)."""
+    return bool(_KANJI_RE.fullmatch(ch))
+
+
+def is_hiragana(ch: str) -> bool:
+    """True for a character of the Hiragana block (:data:`HIRAGANA`): a letter, voicing or iteration mark."""
+    return bool(_HIRAGANA_RE.fullmatch(ch))
+
+
+def is_katakana(ch: str) -> bool:
+    """True for a katakana letter, the long-vowel mark ー, an iteration or combining voicing mark (:data:`KATAKANA`)."""
+    return bool(_KATAKANA_RE.fullmatch(ch))
+
+
 # --- language -------------------------------------------------------------------------------
 
-# Kana (with half-width katakana) and kanji (with 々〆〇): any of them makes text Japanese.
-_JAPANESE_CHAR_RE = re.compile(
-    r"[\u3005-\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]"
-)
+# Kana (with half-width katakana and the ・ only Japanese is written with) and kanji (with 〇):
+# any of them makes text Japanese.
+_JAPANESE_CHAR_RE = re.compile(f"[{KANJI}{KANJI_ZERO}{HIRAGANA}{KATAKANA}{MIDDLE_DOT}{HALFWIDTH_KATAKANA}]")
 _LATIN_LETTER_RE = re.compile(r"[A-Za-z\uff21-\uff3a\uff41-\uff5a]")
 
 

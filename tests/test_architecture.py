@@ -182,6 +182,31 @@ def test_no_import_cycle_crosses_apps() -> None:
     assert crossing == []
 
 
+def test_no_provider_reads_the_verifiers_judgement() -> None:
+    """The verifier checks an answer independently of how the provider chose it.
+
+    Both read what a question asks and what a text carries (``verification.answer_types``),
+    but the verifier's judgement (``verification.answer_fit``: key terms, meaning, thresholds)
+    is reached by no provider, directly or through another module.
+    """
+    providers = [m for m in MODULES if m == "qa.providers" or m.startswith("qa.providers.")]
+    assert "qa.providers.extractive" in providers
+    assert "verification.answer_types" in GRAPH["qa.providers.extractive"]
+    reached = {m: _reachable(m) for m in providers}
+    assert sorted(m for m, seen in reached.items() if "verification.answer_fit" in seen) == []
+
+
+def _reachable(module: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        for target in GRAPH.get(todo.pop(), ()):
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
 def _is_evaluation(module: str) -> bool:
     return module == "qa.evaluation" or module.startswith("qa.evaluation.")
 
@@ -252,7 +277,7 @@ def _calls_during(action: Callable[[], object], functions: Sequence[Callable[...
     """How often each of ``functions`` runs during ``action``, whatever name it is imported under.
 
     Counted by code object (a profiler hook), so a copy imported into another
-    module (``from verification.answer_fit import asked_types``) is counted too.
+    module (``from verification.answer_types import asked_types``) is counted too.
     ``is_english`` counts only the calls on the question's own text.
     """
     codes = {inspect.unwrap(f).__code__: f.__name__ for f in functions}
@@ -278,11 +303,17 @@ def test_the_question_is_analysed_once_per_answer(owner, employee) -> None:
     from qa.question import analyse_question
     from qa.services import answer_question
     from ragportal.text import is_english
-    from verification import answer_fit
+    from verification import answer_types
 
     demo = ROOT / "documents" / "demo_corpus" / "remote_work.md"
     document_ingest(owner=owner, filename=demo.name, data=demo.read_bytes())
-    analysis = [analyse_question, answer_fit.question_parts, answer_fit.asked_types, answer_fit.asked_units, is_english]
+    analysis = [
+        analyse_question,
+        answer_types.question_parts,
+        answer_types.asked_types,
+        answer_types.asked_units,
+        is_english,
+    ]
 
     answered = _calls_during(lambda: answer_question(user=employee, text=TWO_PART), analysis)
 

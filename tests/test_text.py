@@ -8,11 +8,51 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragportal.text import fold, is_english, looks_like_citation, nfkc, split_sentences, trim_span
+from documents.segmentation import tokens
+from qa.ambiguity import content_terms
+from ragportal.text import (
+    fold,
+    is_english,
+    is_hiragana,
+    is_kanji,
+    is_katakana,
+    looks_like_citation,
+    nfkc,
+    split_sentences,
+    trim_span,
+)
 
 
 def sentences(text: str, **options: bool) -> list[str]:
     return [text[s.start : s.end] for s in split_sentences(text, **options)]
+
+
+# --- scripts ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ch", "kanji", "hiragana", "katakana"),
+    [
+        ("休", True, False, False),
+        ("々", True, False, False),  # 人々: the repeat mark is written as a kanji
+        ("﨑", True, False, False),  # a compatibility ideograph NFKC keeps (種﨑)
+        ("ゝ", False, True, False),
+        ("ー", False, False, True),
+        ("ㇷ", False, False, True),  # the small katakana of チェㇷ゚オハウ
+        ("・", False, False, False),  # punctuation, not a letter
+        ("〇", False, False, False),  # a numeral
+        ("a", False, False, False),
+    ],
+)
+def test_script_of_a_character(ch: str, kanji: bool, hiragana: bool, katakana: bool) -> None:
+    assert (is_kanji(ch), is_hiragana(ch), is_katakana(ch)) == (kanji, hiragana, katakana)
+
+
+def test_a_word_written_with_the_small_katakana_is_searched_as_one_run() -> None:
+    """チェㇷ゚オハウ (an Ainu dish) gives the bigrams of one word, not two words cut at ㇷ."""
+    assert "ェㇷ" in tokens("チェㇷ゚オハウとは")
+    assert "チェㇷ゚オハウ" in content_terms("チェㇷ゚オハウとはどんな料理？")
+    assert "ド・" in tokens("キーボード・マウス")  # ・ keeps a compound together
 
 
 # --- folding ----------------------------------------------------------------------------------

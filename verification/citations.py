@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ragportal.text import nfkc
+from ragportal.text import MIDDLE_DOT, is_hiragana, is_kanji, is_katakana, nfkc
 from verification.flags import WARNING_FABRICATED, WARNING_NONE, WARNING_WEAK
-from verification.textnorm import is_ascii_word, is_hiragana, is_kanji, is_katakana
+from verification.textnorm import is_ascii_word
 
 
 # The uploadable formats (``documents.parsing.SUPPORTED_EXTENSIONS``; this module may not import documents).
@@ -239,7 +239,14 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 
 
 def _is_name_char(ch: str) -> bool:
-    return (ch.isascii() and (ch.isalnum() or ch in "_-.")) or is_kanji(ch) or is_katakana(ch) or is_hiragana(ch)
+    # ・ joins the words of a Japanese file name (「規程・様式.md」).
+    return (
+        (ch.isascii() and (ch.isalnum() or ch in "_-."))
+        or is_kanji(ch)
+        or is_katakana(ch)
+        or is_hiragana(ch)
+        or ch == MIDDLE_DOT
+    )
 
 
 def _file_name_before(text: str, dot: int, end: int) -> tuple[int, str] | None:

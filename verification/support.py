@@ -49,15 +49,16 @@ from verification.citations import file_names_in
 from verification.grounding import is_abstention, is_lead_in
 from verification.quantities import Quantity, extract_quantities, quantity_in, scan_quantities, states
 from ragportal import text as plain_text
-from ragportal.text import is_english, looks_like_citation, nfkc
+from ragportal.words import ENGLISH_STOP_WORDS
+from ragportal.text import HIRAGANA, KANJI, KATAKANA, MIDDLE_DOT, is_english, is_katakana, looks_like_citation, nfkc
 from verification.term_weights import residual_surprisal, surprisal
-from verification.textnorm import fold_nfkc, is_katakana, normalize
+from verification.textnorm import fold_nfkc, normalize
 
-_KANJI_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々"
-_KATAKANA_CLASS = "\u30a0-\u30ff\u31f0-\u31ff"
-_CJK_RE = re.compile(f"[{_KANJI_CLASS}{_KATAKANA_CLASS}\u3041-\u309f]")
+# Katakana words joined by ・ (キーボード・マウス) are one run.
+_KATAKANA_CLASS = KATAKANA + MIDDLE_DOT
+_CJK_RE = re.compile(f"[{KANJI}{_KATAKANA_CLASS}{HIRAGANA}]")
 _LATIN_LETTER_RE = re.compile("[A-Za-z]")
-_CONTENT_RUN_RE = re.compile(f"[{_KANJI_CLASS}{_KATAKANA_CLASS}a-z]+")
+_CONTENT_RUN_RE = re.compile(f"[{KANJI}{_KATAKANA_CLASS}a-z]+")
 
 __all__ = [
     "Evidence",
@@ -104,11 +105,8 @@ _QUOTED_RE = re.compile(r"[「『“\"]([^「」『』“”\"\n]{1,60})[」』�
 _LATIN_TOKEN_RE = re.compile(r"[a-z][a-z0-9]*(?:[\-_.][a-z0-9]+)*")
 _CITATION_STRIP_RE = re.compile(r"[(（\[［](?:[^()（）\[\]［］\n]{0,120})[)）\]］]")
 _MARKDOWN_RE = re.compile(r"^\s*(?:[-*・•]|#+|\d+[.)])\s*|\*\*|__|`")
-_ENGLISH_STOPWORDS = frozenset(
-    "a an the of to in on at for from by with and or is are was were be been it its this that these those "
-    "you your we our they their can may must should will would please as if not no yes do does than "
-    "according document documents source sources based".split()
-)
+# English words that carry no claim: the stop words and the words that name a source.
+_ENGLISH_STOPWORDS = ENGLISH_STOP_WORDS | frozenset("according document documents source sources based".split())
 
 # An evidence text longer than this is still indexed whole; the cap only bounds
 # memory for pathological inputs.
@@ -768,7 +766,7 @@ def _content_runs(rest: str) -> list[str]:
     return _CONTENT_RUN_RE.findall(_STOCK_RE.sub(" ", fold_nfkc(rest, keep_whitespace=True)))
 
 
-_SCRIPT_RUN_RE = re.compile(f"[a-z]+|[{_KATAKANA_CLASS}]+|[{_KANJI_CLASS}]+")
+_SCRIPT_RUN_RE = re.compile(f"[a-z]+|[{_KATAKANA_CLASS}]+|[{KANJI}]+")
 # Katakana words an answer uses generically, not as names of things.
 _GENERIC_KATAKANA = frozenset(
     {

@@ -27,13 +27,15 @@ from pathlib import Path
 
 import numpy as np
 
+from ragportal.text import HIRAGANA, KANJI, KATAKANA, MIDDLE_DOT
+
 __all__ = ["residual_surprisal", "surprisal", "vocabulary_loaded"]
 
 # Cost of a character the vocabulary lacks (the model's own unknown-piece score is lower still).
 _UNKNOWN_CHAR = 20.0
 # Longest piece tried during segmentation, in characters.
 _MAX_PIECE_CHARS = 8
-_CJK_RE = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々ー]")
+_CJK_RE = re.compile(f"[{HIRAGANA}{KATAKANA}{MIDDLE_DOT}{KANJI}]")
 _MODEL_FILE = "e5-small-q4.bin"
 _lock = threading.Lock()
 _table: dict[str, float] | None = None

@@ -97,22 +97,6 @@ def normalize_with_map(text: str) -> tuple[str, list[int], list[int]]:
     return "".join(out), starts, ends
 
 
-def is_kanji(ch: str) -> bool:
-    """True for CJK unified ideographs (and the iteration mark 々)."""
-    code = ord(ch)
-    return 0x4E00 <= code <= 0x9FFF or 0x3400 <= code <= 0x4DBF or 0xF900 <= code <= 0xFAFF or ch == "々"
-
-
-def is_hiragana(ch: str) -> bool:
-    """True for hiragana letters."""
-    return "\u3041" <= ch <= "\u309f"
-
-
-def is_katakana(ch: str) -> bool:
-    """True for katakana letters and the long-vowel mark ー."""
-    return "\u30a0" <= ch <= "\u30ff" or "\u31f0" <= ch <= "\u31ff"
-
-
 def is_ascii_word(ch: str) -> bool:
     """True for ASCII letters, digits and underscore (a Latin "word" character).
 

@@ -25,7 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from verification.answer_fit import DEFAULT_FIT_THRESHOLDS, AnswerFit, AskedQuestion, FitThresholds, answer_fit
+from verification.answer_fit import DEFAULT_FIT_THRESHOLDS, AnswerFit, FitThresholds, answer_fit
+from verification.answer_types import AskedQuestion
 from verification.citations import verify_citation_presence
 from verification.confidence import ConfidenceSteps, answer_confidence, retrieval_confidence
 from verification.flags import (

@@ -13,12 +13,13 @@ import logging
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Unpack
 
 import anthropic
 import httpx
 
 from qa.providers.base import (
+    GenerateOptions,
     StreamItem,
     chunk_title,
     elapsed_ms,
@@ -28,7 +29,6 @@ from qa.providers.base import (
     verified_citation,
 )
 from qa.providers.prompts import system_prompt
-from qa.question import Question
 from qa.types import (
     AnswerBlock,
     ProviderAnswer,
@@ -93,11 +93,7 @@ class AnthropicProvider:
         self,
         question: str,
         chunks: list[RetrievedChunk],
-        *,
-        expanded_terms: Sequence[str] = (),
-        strict: bool = False,
-        history: Sequence[tuple[str, str]] = (),
-        analysed: Question | None = None,
+        **options: Unpack[GenerateOptions],
     ) -> ProviderAnswer:
         """Ask Claude; map its text blocks and citations. Raises ProviderError on failure.
 
@@ -107,18 +103,14 @@ class AnthropicProvider:
         """
         started = time.perf_counter()
         with _provider_errors():
-            response = self.client.messages.create(**self._request(question, chunks, strict=strict, history=history))
+            response = self.client.messages.create(**self._request(question, chunks, options))
         return self._answer(response, chunks, started)
 
     def stream(
         self,
         question: str,
         chunks: list[RetrievedChunk],
-        *,
-        expanded_terms: Sequence[str] = (),
-        strict: bool = False,
-        history: Sequence[tuple[str, str]] = (),
-        analysed: Question | None = None,
+        **options: Unpack[GenerateOptions],
     ) -> Iterator[StreamItem]:
         """``generate()`` through the SDK's streaming: text pieces as Claude writes them, then the answer.
 
@@ -128,24 +120,21 @@ class AnthropicProvider:
         """
         started = time.perf_counter()
         with _provider_errors():
-            with self.client.messages.stream(
-                **self._request(question, chunks, strict=strict, history=history)
-            ) as events:
+            with self.client.messages.stream(**self._request(question, chunks, options)) as events:
                 for event in events:
                     if event.type == "text" and event.text:
                         yield event.text
                 response = events.get_final_message()
         yield self._answer(response, chunks, started)
 
-    def _request(
-        self, question: str, chunks: Sequence[RetrievedChunk], *, strict: bool, history: Sequence[tuple[str, str]]
-    ) -> dict[str, Any]:
+    def _request(self, question: str, chunks: Sequence[RetrievedChunk], options: GenerateOptions) -> dict[str, Any]:
         """The Messages API arguments, the same for a created and a streamed answer."""
+        strict = options.get("strict", False)
         return {
             "model": self.model,
             "max_tokens": STRICT_MAX_TOKENS if strict else MAX_TOKENS,
             "system": system_prompt(strict=strict),
-            "messages": self.build_messages(question, chunks, history),
+            "messages": self.build_messages(question, chunks, options.get("history", ())),
         }
 
     def _answer(self, response: Any, chunks: Sequence[RetrievedChunk], started: float) -> ProviderAnswer:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from typing import Protocol, TypedDict, runtime_checkable
+from typing import Protocol, TypedDict, Unpack, runtime_checkable
 
 from django.utils.translation import gettext
 
@@ -34,6 +34,21 @@ def failure_message() -> str:
 def quota_message() -> str:
     """User-facing text when the provider answered 429 (rate limit or quota)."""
     return gettext("AIサービスの利用上限に達しました。しばらくしてから再度お試しください。")
+
+
+class GenerateOptions(TypedDict, total=False):
+    """The keyword arguments of ``Provider.generate`` and ``stream``; each may be left out.
+
+    - ``expanded_terms`` (default none): synonyms the search added;
+    - ``strict`` (default False): the conservative retry;
+    - ``history`` (default none): earlier (question, answer) turns;
+    - ``analysed`` (default None): the question as the answering service analysed it.
+    """
+
+    expanded_terms: Sequence[str]
+    strict: bool
+    history: Sequence[tuple[str, str]]
+    analysed: Question | None
 
 
 @runtime_checkable
@@ -68,21 +83,8 @@ class Provider(Protocol):
         self,
         question: str,
         chunks: list[RetrievedChunk],
-        *,
-        expanded_terms: Sequence[str] = (),
-        strict: bool = False,
-        history: Sequence[tuple[str, str]] = (),
-        analysed: Question | None = None,
+        **options: Unpack[GenerateOptions],
     ) -> ProviderAnswer: ...
-
-
-class GenerateOptions(TypedDict, total=False):
-    """``Provider.generate``'s keyword arguments, gathered to be passed on as ``**options``."""
-
-    expanded_terms: Sequence[str]
-    strict: bool
-    history: Sequence[tuple[str, str]]
-    analysed: Question | None
 
 
 # What a provider's ``stream()`` yields: text pieces as they arrive, then exactly one final answer.
@@ -104,11 +106,7 @@ class StreamingProvider(Provider, Protocol):
         self,
         question: str,
         chunks: list[RetrievedChunk],
-        *,
-        expanded_terms: Sequence[str] = (),
-        strict: bool = False,
-        history: Sequence[tuple[str, str]] = (),
-        analysed: Question | None = None,
+        **options: Unpack[GenerateOptions],
     ) -> Iterator[StreamItem]: ...
 
 

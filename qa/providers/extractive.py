@@ -28,15 +28,24 @@ import re
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Unpack
 
 from documents.sentence_vectors import sentence_spans
-from qa.providers.base import StreamItem, abstention_text, elapsed_ms, sentence_separator, stream_at_once
-from qa.question import Question, analyse_question
+from qa.providers.base import (
+    GenerateOptions,
+    StreamItem,
+    abstention_text,
+    elapsed_ms,
+    sentence_separator,
+    stream_at_once,
+)
+from qa.question import analyse_question
 from qa.types import AnswerBlock, Citation, ProviderAnswer, RetrievedChunk
-from ragportal.text import fold
+from ragportal.text import HIRAGANA, fold
+from ragportal.words import ENGLISH_STOP_WORDS, KANJI_INTERROGATIVES
 from verification.grounding import ENGLISH_LEAD_IN
 from verification.quantities import extract_quantities
-from verification.answer_fit import (
+from verification.answer_types import (
     CONTACT,
     COST,
     COUNTER_PREFIX,
@@ -60,40 +69,20 @@ PART_MAX_SENTENCES = 4
 # Per quantity of the question that a sentence states too (same value and unit).
 STATED_BONUS = 0.15
 
-_HIRAGANA = re.compile(r"^[\u3040-\u309f]+$")
+_HIRAGANA = re.compile(f"^[{HIRAGANA}]+$")
 _LATIN_WORD = re.compile(r"[a-z0-9]+")
 _CJK_RUN = re.compile(r"[^\W\d_a-z]+")
-_LATIN_STOPWORDS = frozenset(
-    "a an and are as at be by can do does did for from has have how i in is it its many much of on or "
-    "the this that to was were what when where which who whom why will with you your me my our we".split()
-)
 # Interrogatives and question endings carry no content to match.
-_QUESTION_CHARS = frozenset("何誰")
-_QUESTION_BIGRAMS = frozenset(
-    [
-        "どこ",
-        "いつ",
-        "いく",
-        "くら",
-        "どう",
-        "うや",
-        "やっ",
-        "って",
-        "すか",
-        "ます",
-        "どの",
-        "のよ",
-        "よう",
-        "うに",
-        "どれ",
-        "れく",
-        "らい",
-    ]
-)
+_QUESTION_CHARS = frozenset(KANJI_INTERROGATIVES)
+# The kana bigrams of the question phrases, dropped from a question's tokens. Narrower than
+# ragportal.words.INTERROGATIVES on purpose: the scores were set with exactly these (です,
+# どんな, いくつ and だれ still count); more bigrams would change the scores.
+_QUESTION_PHRASES = ("どこ", "いつ", "いくら", "どうやって", "どのように", "どれくらい", "ますか")
+_QUESTION_BIGRAMS = frozenset(phrase[i : i + 2] for phrase in _QUESTION_PHRASES for i in range(len(phrase) - 1))
 
 
 # Bonus for a sentence that carries the kind of answer the question asks for
-# (verification.answer_fit defines both the question types and what carries them).
+# (verification.answer_types defines both the question types and what carries them).
 _TYPE_BONUS = {DATE: 0.15, QUANTITY: 0.12, CONTACT: 0.12, NUMBER: 0.3, STEPS: 0.08, COST: 0.15, NAME: 0.15}
 UNIT_BONUS = 0.25
 # A sentence that only sends the reader elsewhere (「…を参照してください」) answers nothing by itself.
@@ -129,7 +118,7 @@ def tokens(text: str, *, question: bool = False) -> dict[str, float]:
     norm = fold(text)
     result: dict[str, float] = {}
     for word in _LATIN_WORD.findall(norm):
-        if word in _LATIN_STOPWORDS or (len(word) < 2 and not word.isdigit()):
+        if word in ENGLISH_STOP_WORDS or (len(word) < 2 and not word.isdigit()):
             continue
         result["w:" + word] = 1.0
     for run in _CJK_RUN.findall(norm):
@@ -386,28 +375,16 @@ class ExtractiveProvider:
         self,
         question: str,
         chunks: list[RetrievedChunk],
-        *,
-        expanded_terms: Sequence[str] = (),
-        strict: bool = False,
-        history: Sequence[tuple[str, str]] = (),
-        analysed: Question | None = None,
+        **options: Unpack[GenerateOptions],
     ) -> Iterator[StreamItem]:
         """``generate()``'s answer as a stream: all of its text at once, then the answer."""
-        return stream_at_once(
-            self.generate(
-                question, chunks, expanded_terms=expanded_terms, strict=strict, history=history, analysed=analysed
-            )
-        )
+        return stream_at_once(self.generate(question, chunks, **options))
 
     def generate(
         self,
         question: str,
         chunks: list[RetrievedChunk],
-        *,
-        expanded_terms: Sequence[str] = (),
-        strict: bool = False,
-        history: Sequence[tuple[str, str]] = (),
-        analysed: Question | None = None,
+        **options: Unpack[GenerateOptions],
     ) -> ProviderAnswer:
         """Quote 1–3 sentences that answer ``question`` (1 when ``strict``), or abstain.
 
@@ -415,7 +392,8 @@ class ExtractiveProvider:
         for what the question asks; without it the question is analysed here.
         """
         started = time.perf_counter()
-        analysed = analysed or analyse_question(question)
+        analysed = options.get("analysed") or analyse_question(question)
+        expanded_terms, strict = options.get("expanded_terms", ()), options.get("strict", False)
         question, english = analysed.spelled, analysed.english
         candidates = self._rank(analysed.whole, chunks, expanded_terms, english=english)
         limit = STRICT_MAX_SENTENCES if strict else self.max_sentences

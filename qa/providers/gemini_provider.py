@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Unpack
 
 import httpx
 import pydantic_core
@@ -26,6 +26,7 @@ from google.genai import types as genai_types
 from pydantic import BaseModel, Field, ValidationError
 
 from qa.providers.base import (
+    GenerateOptions,
     StreamItem,
     chunk_title,
     elapsed_ms,
@@ -37,7 +38,6 @@ from qa.providers.base import (
     verified_citation,
 )
 from qa.providers.prompts import GEMINI_FORMAT_RULES, system_prompt
-from qa.question import Question
 from qa.types import (
     AnswerBlock,
     Citation,
@@ -164,17 +164,15 @@ class GeminiProvider:
         self,
         question: str,
         chunks: list[RetrievedChunk],
-        *,
-        expanded_terms: Sequence[str] = (),
-        strict: bool = False,
-        history: Sequence[tuple[str, str]] = (),
-        analysed: Question | None = None,
+        **options: Unpack[GenerateOptions],
     ) -> ProviderAnswer:
         """Ask Gemini for cited sentences; locate every quote. Raises ProviderError on failure."""
         started = time.perf_counter()
         with _provider_errors():
             response = self.client.models.generate_content(
-                model=self.model, contents=self.build_contents(question, chunks, history), config=_config(strict)
+                model=self.model,
+                contents=self.build_contents(question, chunks, options.get("history", ())),
+                config=_config(options.get("strict", False)),
             )
         blocks = self._blocks(self._parse(response), chunks)
         self._add_grounding_citations(response, blocks, chunks)
@@ -184,11 +182,7 @@ class GeminiProvider:
         self,
         question: str,
         chunks: list[RetrievedChunk],
-        *,
-        expanded_terms: Sequence[str] = (),
-        strict: bool = False,
-        history: Sequence[tuple[str, str]] = (),
-        analysed: Question | None = None,
+        **options: Unpack[GenerateOptions],
     ) -> Iterator[StreamItem]:
         """``generate()`` through ``generate_content_stream``: the sentences' text as it arrives, then the answer.
 
@@ -203,7 +197,9 @@ class GeminiProvider:
         raw, shown, last = "", "", None
         with _provider_errors():
             responses = self.client.models.generate_content_stream(
-                model=self.model, contents=self.build_contents(question, chunks, history), config=_config(strict)
+                model=self.model,
+                contents=self.build_contents(question, chunks, options.get("history", ())),
+                config=_config(options.get("strict", False)),
             )
             for last in responses:
                 raw += last.text or ""

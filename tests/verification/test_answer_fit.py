@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from qa.types import AnswerBlock, Citation, RetrievedChunk
-from verification.answer_fit import (
+from verification.answer_fit import answer_fit
+from verification.answer_types import (
     CONTACT,
     COST,
     DATE,
@@ -13,7 +14,6 @@ from verification.answer_fit import (
     NUMBER,
     QUANTITY,
     STEPS,
-    answer_fit,
     asked_types,
     asked_units,
     carries,

@@ -1,0 +1,257 @@
+"""Answer types: what a question asks for, and whether a text carries it. Pure Python, no Django.
+
+The shared vocabulary of questions and answers, neutral between the one that
+chooses an answer and the one that checks it:
+
+- question side: :func:`asked_types` (a date for いつ/期限, a quantity for
+  何日/いくら, a contact for 誰/どこ, steps for どうすれば, a cost, a number, a
+  name), :func:`asked_units` (per quantity asked, the units that answer it) and
+  :func:`question_parts` (the questions a two-part question asks);
+- text side: :func:`carries` and :func:`carries_units`, whether a text states a
+  fact of that type or a quantity in those units.
+
+What a question asks is read once per answer, by ``qa.question.analyse_question``.
+The extractive provider uses these to prefer sentences that state what is asked;
+the verifier's own judgement of an answer (key terms, meaning, thresholds, what
+fails) is ``verification.answer_fit``, which no provider imports.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ragportal.text import KANJI_IDEOGRAPHS, KATAKANA, MIDDLE_DOT, fold, is_english
+from ragportal.words import INTERROGATIVES, QUESTION_ENDINGS, REQUESTS, alternation
+from verification.quantities import extract_quantities
+
+DATE = "date"
+QUANTITY = "quantity"
+CONTACT = "contact"
+NUMBER = "number"
+STEPS = "steps"
+COST = "cost"
+NAME = "name"
+
+# What a question asks for, on NFKC + lower-cased text. Order matters only for reading.
+_ASKS: dict[str, re.Pattern[str]] = {
+    DATE: re.compile(
+        r"いつ|期限|締め?切|〆切|何日まで|何日前|何曜日|何月|\bwhen\b|\bdeadline\b|\bby when\b|\bdue\b|"
+        r"\b(what|which) (date|day)\b"
+    ),
+    QUANTITY: re.compile(
+        r"何(日|時間|回|年|ヶ月|か月|カ月|円|人|%|割|泊|枚|個|件|名|分|歳|時|週|万|倍|度)|いくら|いくつ|"
+        r"どのくらい|どれくらい|どれだけ|上限|金額|\bhow (many|much|long|often|old)\b|\blimit\b|\bmaximum\b"
+    ),
+    CONTACT: re.compile(r"誰|だれ|どこ|連絡先|窓口|問い?合わせ|担当|\bwho\b|\bwhere\b|\bcontact\b|\bwhom\b"),
+    NUMBER: re.compile(r"電話番号|内線|番号|アドレス|\bphone\b|\bnumber\b|\be-?mail\b|\baddress\b|\burl\b"),
+    STEPS: re.compile(
+        r"どうすれば|どうしたら|どうやって|どのように|手順|方法|やり方|手続|申請するには|\bhow (do|to|can|should)\b|"
+        r"\bwhat should\b|\bsteps?\b|\bprocedure\b"
+    ),
+    # Whether something costs money: 「なくしたらお金はかかる？」, 「再発行に手数料は必要？」, 「有料？」.
+    COST: re.compile(
+        r"(お金|費用|料金|手数料|代金)(は|が|って|も)?(かか|要る|いる|必要|取られ)|有料|無料|"
+        r"\b(cost|costs|fee|fees|charge|charged)\b"
+    ),
+    # What something is called: 「アプリの名前は？」, 「名称を教えて」, 「何というシステム？」 (not 「名前は出したくない」).
+    NAME: re.compile(
+        r"(名前|名称)(は|って|を)?(何|なに|なん|教え|知り|[?？]|$)|何という|なんという|何て(いう|言う)|"
+        r"\b(what is|what's) the name\b|\bcalled\b"
+    ),
+}
+
+# What carries each answer type in a (Japanese) answer, on NFKC + lower-cased text.
+_DEADLINE_WORDS = re.compile(r"以内|まで|までに|前まで|日前|営業日|月末|翌月|毎月|期限|締め?切|曜日|当日|即日|速やかに")
+_CONTACT_WORDS = re.compile(
+    r"上長|上司|部長|課長|所属長|担当|窓口|総務|人事|経理|情報システム|ヘルプデスク|サポート|内線|メール|@|電話|"
+    r"事務局|センター|受付|デスク|部門|[部課室]|システム|ポータル|くん|サイト|フォーム|ワークフロー"
+)
+# A telephone or extension number, an e-mail address, a URL or host name, a code.
+_NUMBER_VALUE = re.compile(
+    r"\d{2,4}-\d{2,4}-\d{3,4}|内線[:：\s]*\d{3,}|[\w.+-]+@[\w-]+\.[\w.]+|https?://|[a-z0-9-]+\.[a-z0-9-]+\.[a-z]{2,}"
+)
+# A price or a statement of who pays: 「1,000円を差し引きます」, 「全額を補助します」, 「無料です」.
+_COST_WORDS = re.compile(r"無料|有料|全額|補助|負担|支給|差し引|実費|不要|かかりません")
+# A name as the documents write one: quoted (「AOBA Connect」), or a Latin word of four letters or more;
+# not a quoted document title pointing elsewhere (「社内Wi-Fi・VPN利用ガイド」(network_vpn.md)).
+_NAME_VALUE = re.compile(r"[「『][^」』]+[」』](?!\s*\([^)]*\.[a-z]+\))|\b[a-z][a-z0-9]{3,}\b(?![^(]*\.[a-z]+\))")
+_STEP_WORDS = re.compile(
+    r"申請|提出|連絡|入力|ログイン|アクセス|ください|行って|行う|手順|選択|クリック|登録|報告|相談|届け|"
+    r"利用して|使って|経由|から行|[①-⑳]|(^|\n)\s*\d+[.)]\s"
+)
+
+
+# Units a quantity question asks for (canonical units of verification.quantities), in question order.
+# 何時間 before 何時; 営業時間 and 何時から ask for clock times.
+_ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
+    (re.compile(r"何時間|\bhow many hours\b"), frozenset({"hour", "minute"})),
+    (
+        re.compile(r"何時|営業時間|時間帯|受付時間|\bwhat time\b|\b(opening|business|lunch|office|service) hours\b"),
+        frozenset({"clock"}),
+    ),
+    (re.compile(r"何歳|\bwhat age\b|\bhow old\b"), frozenset({"age"})),
+    (
+        re.compile(r"何営業日|何日|\bhow many days\b|\b(what|which) day of the month\b"),
+        frozenset({"day", "business_day"}),
+    ),
+    (re.compile(r"何ヶ月|何か月|何カ月|\bhow many months\b"), frozenset({"month"})),
+    (re.compile(r"何年"), frozenset({"year"})),
+    (re.compile(r"何回|\bhow (many times|often)\b"), frozenset({"times"})),
+    (re.compile(r"いくら|何円|金額|\bhow much\b"), frozenset({"yen"})),
+    (re.compile(r"何%|何パーセント|何割|\bwhat percent"), frozenset({"percent"})),
+    (re.compile(r"何人|何名|\bhow many (people|persons)\b"), frozenset({"person"})),
+    (re.compile(r"何分"), frozenset({"minute"})),
+    (re.compile(r"何週"), frozenset({"week"})),
+    (re.compile(r"何泊"), frozenset({"night"})),
+)
+
+
+# Counters the quantity parser has no unit for: 「何桁」 is answered by a number followed by 桁.
+_ASKED_COUNTER = re.compile(r"何(桁|文字|台|枚|個|件|冊|席|階|部屋|社|種類|ページ|キロ|km)")
+_COUNTER_SPELLINGS = {"キロ": ("キロ", "km"), "km": ("km", "キロ")}
+COUNTER_PREFIX = "counter:"
+
+
+def asked_units(question: str) -> list[frozenset[str]]:
+    """Per quantity the question asks for, the units that answer it (「週何日…月いくら」 → days, then yen)."""
+    norm = fold(question)
+    found: list[tuple[int, frozenset[str]]] = []
+    taken: list[tuple[int, int]] = []
+    for match in _ASKED_COUNTER.finditer(norm):
+        taken.append((match.start(), match.end()))
+        found.append((match.start(), frozenset({COUNTER_PREFIX + match.group(1)})))
+    for pattern, units in _ASKED_UNITS:
+        for match in pattern.finditer(norm):
+            if any(a < match.end() and match.start() < b for a, b in taken):
+                continue
+            taken.append((match.start(), match.end()))
+            found.append((match.start(), units))
+    return [units for _start, units in sorted(found, key=lambda item: item[0])]
+
+
+def carries_units(units: frozenset[str], text: str) -> bool:
+    """Whether ``text`` states a quantity in one of ``units`` (a counter: a number written before it)."""
+    norm = fold(text)
+    counters = [u.removeprefix(COUNTER_PREFIX) for u in units if u.startswith(COUNTER_PREFIX)]
+    for counter in counters:
+        spellings = _COUNTER_SPELLINGS.get(counter, (counter,))
+        if re.search(r"\d\s*(?:" + "|".join(map(re.escape, spellings)) + ")", norm):
+            return True
+    return any(q.unit in units for q in extract_quantities(norm, already_nfkc=True))
+
+
+# 「…できて、…いくら？」: a clause ending (て/で/と/まで/は + 、) with a question on both sides.
+_CLAUSE_BREAK = re.compile(r"(?:(?<=[てでとりは])|(?<=まで)|(?<=から))、")
+_INTERROGATIVE = re.compile(alternation((*INTERROGATIVES, *QUESTION_ENDINGS, *REQUESTS)) + r"|上限|期限|[?？]")
+# 「AとBを教えて」, 「AとBはそれぞれいくら？」: two nouns joined by と before the particle that
+# asks about both. B has no の (「AとBの合計」 asks about one thing).
+_NOUN_CHARS = f"{KANJI_IDEOGRAPHS}{KATAKANA}{MIDDLE_DOT}"
+_NOUN_PAIR = re.compile(
+    f"^(?P<a>[^、と]*?[{_NOUN_CHARS}A-Za-z0-9）)」さ])と、?(?P<b>[{_NOUN_CHARS}][^、と]*?)(?P<particle>は|を|が)(?P<rest>.*)$"
+)
+_REQUEST_ONLY = re.compile(r"^(それぞれ)?(教えて(ください|下さい)?|知りたい(です)?)?[。.!！?？]*$")
+_EACH = re.compile(r"^それぞれ")
+
+
+def question_parts(question: str, *, standalone: bool = True, english: bool | None = None) -> list[str]:
+    """The questions a two-part question asks, each standing alone; ``[question]`` for one.
+
+    「在宅勤務は週何日までできて、手当は月いくらですか？」 → 「在宅勤務は週何日までできて」,
+    「手当は月いくらですか？」; 「試用期間の長さと給料日を教えて」 → 「試用期間の長さを教えて」,
+    「試用期間の給料日を教えて」; 「AとBはそれぞれ月いくら？」 → 「Aは月いくら？」, 「Bは月いくら？」.
+    With ``standalone=False`` each part keeps only its own words (no topic or owner
+    borrowed from the other half): what an answer must cover for that part.
+    Only Japanese questions are split (``english``: the question's language, read
+    here when None), and only where both halves ask something:
+    「時間外労働と休日労働の合計の上限は？」 stays whole.
+    """
+    text = question.strip()
+    if not text or (is_english(text) if english is None else english):
+        return [question]
+    for match in _CLAUSE_BREAK.finditer(text):
+        left, right = text[: match.start()], text[match.end() :]
+        if _INTERROGATIVE.search(right) and (_INTERROGATIVE.search(left) or left.endswith("と")):
+            # The second half often drops the topic: 「介護休業は…、何回に分けて取れますか」.
+            topic = left.split("は", 1)[0] if "は" in left else ""
+            if standalone and topic and topic not in right:
+                right = f"{topic}の{right}"
+            return [left.removesuffix("と"), right]
+    pair = _NOUN_PAIR.match(text)
+    if pair is None:
+        return [question]
+    rest, second = pair["rest"], pair["b"]
+    each = bool(_EACH.match(rest))
+    if not (each or _REQUEST_ONLY.match(rest)) or ("の" in second and not each):
+        return [question]
+    rest = _EACH.sub("", rest)
+    first = pair["a"]
+    # 「試用期間の長さと給料日」: the second noun belongs to the same owner (試用期間の…).
+    owner = first.rsplit("の", 1)[0] + "の" if standalone and "の" in first and "の" not in second else ""
+    particle = pair["particle"]
+    return [f"{first}{particle}{rest}", f"{owner}{second}{particle}{rest}"]
+
+
+def asked_types(question: str) -> list[str]:
+    """The answer types ``question`` asks for (possibly several, possibly none), in a fixed order."""
+    norm = fold(question)
+    return [name for name, pattern in _ASKS.items() if pattern.search(norm)]
+
+
+def carries(answer_type: str, text: str) -> bool:
+    """Whether ``text`` carries an answer of ``answer_type`` (see the module docstring)."""
+    norm = fold(text)
+    if answer_type == DATE:
+        return bool(_DEADLINE_WORDS.search(norm)) or any(
+            q.unit in {"day", "month", "business_day", "week", "month_of_year", "year", "clock"}
+            for q in extract_quantities(norm, already_nfkc=True)
+        )
+    if answer_type == QUANTITY:
+        return bool(extract_quantities(norm, already_nfkc=True)) or bool(re.search(r"無制限|上限なし|不要|なし", norm))
+    if answer_type == CONTACT:
+        return bool(_CONTACT_WORDS.search(norm))
+    if answer_type == STEPS:
+        return bool(_STEP_WORDS.search(norm))
+    if answer_type == NUMBER:
+        return bool(_NUMBER_VALUE.search(norm))
+    if answer_type == COST:
+        return bool(_COST_WORDS.search(norm)) or any(
+            q.unit == "yen" for q in extract_quantities(norm, already_nfkc=True)
+        )
+    if answer_type == NAME:
+        return bool(_NAME_VALUE.search(norm))
+    raise ValueError(f"unknown answer type: {answer_type!r}")
+
+
+@dataclass(frozen=True)
+class AskedPart:
+    """One part of a question with what it asks for: its answer types and, per quantity, the units."""
+
+    text: str
+    types: tuple[str, ...] = ()
+    units: tuple[frozenset[str], ...] = ()
+
+    @classmethod
+    def of(cls, text: str) -> AskedPart:
+        """``text`` classified by :func:`asked_types` and :func:`asked_units`."""
+        return cls(text, tuple(asked_types(text)), tuple(asked_units(text)))
+
+
+def own_parts(question: str, *, english: bool | None = None) -> tuple[AskedPart, ...]:
+    """The parts of ``question`` in their own words (what an answer must cover), each classified."""
+    return tuple(AskedPart.of(part) for part in question_parts(question, standalone=False, english=english))
+
+
+@dataclass(frozen=True)
+class AskedQuestion:
+    """What the verifier reads of a question: its text, its language and its parts in their own words."""
+
+    text: str
+    english: bool
+    parts: tuple[AskedPart, ...]
+
+    @classmethod
+    def of(cls, text: str) -> AskedQuestion:
+        """``text`` analysed here (callers outside an answer: tests, benchmarks)."""
+        english = is_english(text)
+        return cls(text, english, own_parts(text, english=english))
