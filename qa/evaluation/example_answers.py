@@ -14,9 +14,8 @@ Run by ``manage.py make_example_answers``; nothing here is used while serving.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -31,7 +30,8 @@ from qa.services import answer_question, feedback_record
 
 # The model name stored with each example: a reviewer sees it was not a real Claude.
 EXAMPLE_MODEL = "claude (fake server example)"
-_SENTENCE = re.compile(r"[^\n。]+。")
+# A sentence, or a list item or line without 。 (the demo writes many rules as bullets).
+_SENTENCE = re.compile(r"[^\n。]+。?")
 
 Script = Callable[[list[str]], FakeAnswer]
 
@@ -135,16 +135,25 @@ RECIPES: tuple[Recipe, ...] = (
 
 @dataclass
 class ScriptedCloud(FakeCloud):
-    """A fake Anthropic server whose answer a recipe writes from the documents in each request."""
+    """A fake Anthropic server whose answer a recipe writes from the documents in each request.
+
+    A script that fails (the documents sent lack what it looks for) is recorded
+    in ``failures``: the client only sees the connection drop.
+    """
 
     script: Script | None = None
+    failures: list[Exception] = field(default_factory=list)
 
     def answer_for(self, body: dict[str, Any]) -> FakeAnswer:
         if self.script is None:
             return super().answer_for(body)
         content = body["messages"][-1]["content"]
         documents = [item["source"]["data"] for item in content if item.get("type") == "document"]
-        return self.script(documents)
+        try:
+            return self.script(documents)
+        except LookupError as exc:
+            self.failures.append(exc)
+            raise
 
 
 def _provider(base_url: str) -> AnthropicProvider:
@@ -153,15 +162,21 @@ def _provider(base_url: str) -> AnthropicProvider:
     )
 
 
-@contextmanager
-def _claude(recipe: Recipe) -> Iterator[AnthropicProvider]:
-    """The real Anthropic provider pointed at a fake speaking for ``recipe`` (a closed port when ``offline``)."""
+def _ask(recipe: Recipe, user: User) -> Answer:
+    """``recipe``'s question answered by the real Anthropic provider and SDK against a fake speaking for it.
+
+    An ``offline`` recipe is sent to the fake's port after it stopped: nothing
+    listens there, as when the API cannot be reached. Raises LookupError when the
+    recipe's script found nothing to say.
+    """
     with ScriptedCloud(ANTHROPIC, pause=0.0, script=recipe.say) as cloud:
         if not recipe.offline:
-            yield _provider(cloud.base_url)
-            return
-    # Stopped: nothing listens on its port any more, as when the API cannot be reached.
-    yield _provider(cloud.base_url)
+            answer = answer_question(user=user, text=recipe.question, provider=_provider(cloud.base_url))
+    if recipe.offline:
+        answer = answer_question(user=user, text=recipe.question, provider=_provider(cloud.base_url))
+    if cloud.failures:
+        raise LookupError(f"{recipe.question!r}: {cloud.failures[0]}")
+    return answer
 
 
 class _DiscardError(Exception):
@@ -173,14 +188,14 @@ def example_answers_make(*, user: User, recipes: tuple[Recipe, ...] = RECIPES) -
 
     The answers are asked in a transaction that is rolled back: the database is
     left as it was. Raises ValueError when an answer lacks the flag its recipe
-    expects (the corpus or the verifier changed: the recipe must be updated).
+    expects, LookupError when a recipe finds nothing to quote (the corpus or the
+    verifier changed: the recipe must be updated).
     """
     examples: list[dict[str, Any]] = []
     try:
         with transaction.atomic():
             for recipe in recipes:
-                with _claude(recipe) as provider:
-                    answer = answer_question(user=user, text=recipe.question, provider=provider)
+                answer = _ask(recipe, user)
                 if recipe.expect not in answer.flags:
                     raise ValueError(f"{recipe.question!r}: expected {recipe.expect}, got {answer.flags}")
                 if recipe.feedback:
