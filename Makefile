@@ -14,9 +14,12 @@ $(PY):
 	$(PIP) install --quiet --upgrade pip
 
 # Not --quiet: on a fresh clone this is the first minute of `make run`, and pip's lines show it working.
+# pip prints nothing while it unpacks the wheels (about a minute): a line every 10 s says it still works.
 $(VENV)/.runtime: requirements.txt | $(PY)
 	@echo "== installing the Python packages (first run only, about a minute) =="
-	$(PIP) install --progress-bar off -r requirements.txt
+	@( while sleep 10; do echo "== still installing the Python packages =="; done ) & ticker=$$!; \
+	$(PIP) install --progress-bar off -r requirements.txt; status=$$?; \
+	kill $$ticker; exit $$status
 	touch $@
 
 $(VENV)/.dev: requirements-dev.txt requirements.txt $(VENV)/.runtime

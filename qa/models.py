@@ -106,6 +106,8 @@ class Answer(models.Model):
     flag_low_retrieval = models.BooleanField(default=False, db_index=True)
     flag_provider_error = models.BooleanField(default=False, db_index=True)
     needs_review = models.BooleanField(default=False, db_index=True)
+    # A stored example the demo ships (qa.examples), not something an employee asked: the queue marks it 例.
+    is_example = models.BooleanField(_("例"), default=False)
 
     review_status = models.CharField(
         _("レビュー状態"), max_length=24, choices=ReviewStatus.choices, default=ReviewStatus.NEW, db_index=True

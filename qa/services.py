@@ -39,6 +39,7 @@ from qa.providers import Provider, get_provider
 from qa.providers.base import GenerateOptions
 from qa.quote_context import stored_context
 from qa.selectors import conversation_turns
+from qa.examples import EXAMPLE_TITLE_PREFIX, ChunkFinder, example_answer_row
 from qa.decision import ASK_BACK, NOT_FOUND, Calibration, decide
 from qa.question import Question, analyse_question
 from qa.retrieval import SearchResult, evidence_for, measure_question, search, sentence_matrices
@@ -369,6 +370,11 @@ def _sources(answer: Answer, hits: list[RetrievedChunk]) -> list[AnswerSource]:
     documents: dict[str, int | None] = {h.filename: h.document_id for h in hits if h.filename}
     if answer.restricted_document is not None:
         documents[answer.restricted_document.filename] = answer.restricted_document.pk
+    return _source_rows(answer, documents)
+
+
+def _source_rows(answer: Answer, documents: dict[str, int | None]) -> list[AnswerSource]:
+    """One row per (file name, document id); a document limited to groups (or gone) is marked restricted."""
     ids = [pk for pk in documents.values() if pk is not None]
     restricted = set(Document.objects.filter(pk__in=ids, groups__isnull=False).values_list("pk", flat=True))
     return [
@@ -512,3 +518,37 @@ def current_calibration() -> Calibration:
 def calibration_stale(*, calibration: CorpusCalibration) -> bool:
     """Whether the live documents changed since ``calibration`` was measured."""
     return calibration.corpus_key != corpus_key(_live_version_ids())
+
+
+def example_answers_load(*, examples: list[dict], user: User) -> int:
+    """Store the demo's example answers (``qa.examples``) as ``user``'s, each in its own conversation.
+
+    Marked ``is_example`` and titled 「例: …」. An example whose question is
+    already stored as an example is skipped, so loading twice adds nothing.
+    Returns how many were created.
+    """
+    stored = set(Answer.objects.filter(is_example=True).values_list("question", flat=True))
+    finder = ChunkFinder()
+    created = 0
+    for example in examples:
+        if example["question"] in stored:
+            continue
+        answer, citations = example_answer_row(example, finder)
+        # The stored verdict decides confidence, flags and warnings, as for an answer made now.
+        _apply_verdict(answer, Verdict.from_dict(example["verification"]))
+        answer.verification = example["verification"]
+        with transaction.atomic():
+            answer.user = user
+            answer.conversation = Conversation.objects.create(
+                user=user, title=(EXAMPLE_TITLE_PREFIX + answer.question)[:60]
+            )
+            answer.save()
+            filenames = {item["filename"]: item.get("document_id") for item in answer.retrieved}
+            AnswerSource.objects.bulk_create(_source_rows(answer, filenames))
+            for row in citations:
+                row.answer = answer
+            Citation.objects.bulk_create(citations)
+            Feedback.objects.bulk_create(Feedback(answer=answer, user=user, **item) for item in example["feedback"])
+        stored.add(answer.question)
+        created += 1
+    return created

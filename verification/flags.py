@@ -153,6 +153,10 @@ FLAGS: tuple[Flag, ...] = (
         gettext_noop("プロバイダーエラー"),
         gettext_noop("回答の生成中にエラーが発生しました"),
         set_by_verifier=False,
+        providers_note=gettext_noop(
+            "外部の API を呼ぶプロバイダー（anthropic・gemini）でだけ起こります（接続できない、上限に達した、"
+            "応答が途中で切れたなど）。extractive はこのサーバーの中で答えるため付きません。"
+        ),
     ),
 )
 

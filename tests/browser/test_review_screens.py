@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
 from django.utils import timezone
@@ -143,3 +144,33 @@ def test_reviewer_follows_an_overview_count_to_the_filtered_queue(page, login, r
     assert rows.get_by_text("PCの貸与期間は何年ですか？").is_visible()
     assert rows.get_by_text("交通費の精算期限はいつまでですか？").count() == 0  # low, but nobody rated it 👎
     assert page.locator("#changelist-filter").get_by_text("👎 低評価").first.is_visible()
+
+
+def test_reviewer_tries_the_fabricated_citation_filter_on_a_demo_example(page, login, reviewer, queue, make_answer):
+    """Issue 25 item 7: an example answer from the Claude path is marked 例 in the queue and on its page."""
+    example = make_answer(
+        "有給休暇は何日もらえますか？",
+        confidence="low",
+        flag_fabricated_source=True,
+        is_example=True,
+        answer_text="入社6ヶ月後に10日付与されます。（出典: leave_policy_2019.md）",
+        provider="anthropic",
+        model_name="claude (fake server example)",
+    )
+    login("reviewer")
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto("/admin/qa/answer/")
+    page.locator("#changelist-filter").get_by_role("link", name=re.compile("存在しない出典")).first.click()
+    page.wait_for_load_state("networkidle")
+    rows = page.locator("#result_list tbody tr")
+    assert rows.count() == 2  # the example and the queue's own fabricated answer
+    marked = rows.filter(has=page.locator(".rv-example"))
+    assert marked.count() == 1 and marked.get_by_text("有給休暇は何日もらえますか？").is_visible()
+    assert page.locator(".rv-filter-help").get_by_text("anthropic", exact=False).first.is_visible()
+    screenshot(page, "review_queue_example_fabricated")
+
+    marked.get_by_role("link").first.click()
+    page.wait_for_load_state("networkidle")
+    assert f"/admin/qa/answer/{example.pk}/change/" in page.url
+    assert page.locator(".rv-example-note").is_visible()
+    screenshot(page, "review_example_answer")

@@ -14,7 +14,7 @@ def test_the_flag_filter_names_the_providers_that_can_fabricate_citations(make_a
     html = reviewer_client.get("/admin/qa/answer/").content.decode()
     help_list = re.search(r'<dl class="rv-filter-help">(.*?)</dl>', html, re.S).group(1)
     notes = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", help_list))
-    assert set(notes) == {"存在しない出典", "引用が原文にない"}
+    assert set(notes) == {"存在しない出典", "引用が原文にない", "プロバイダーエラー"}
     for note in notes.values():
         assert "anthropic" in note and "gemini" in note and "extractive" in note
     assert "常に空" in notes["引用が原文にない"]  # the offline provider never produces it

@@ -49,6 +49,13 @@ from verification.review.queue import queue_assign, queue_set_status, review_que
 from verification.review.teaching_admin import TeachingViews
 
 
+# What a reviewer reads on a stored example (load_demo's, from the Claude path against the fake server).
+EXAMPLE_NOTE = _(
+    "デモ用の例です。社員の実際の質問ではなく、Claude の経路をテスト用の偽サーバーで動かして作った回答です。"
+    "オフラインのプロバイダーでは起こらないフラグも、ここで確かめられます。"
+)
+
+
 class EvidenceInline(ReadOnlyInline):
     """Evidence shown with an answer: read-only for everyone, reviewers included."""
 
@@ -259,6 +266,13 @@ class ReviewQueueAdmin(TeachingViews, OfferedFiltersOnly, admin.ModelAdmin):
     def question_short(self, answer: Answer) -> str:
         if not getattr(answer, "viewer_may_read", False):
             return format_html('<span class="rv-redacted">{}</span>', REDACTED)
+        if answer.is_example:
+            return format_html(
+                '<span class="rv-badge rv-example" title="{}">{}</span> {}',
+                EXAMPLE_NOTE,
+                gettext("例"),
+                Truncator(answer.question).chars(56),
+            )
         return Truncator(answer.question).chars(60)
 
     @admin.display(description=_("信頼度"), ordering="confidence")
@@ -329,6 +343,7 @@ class ReviewQueueAdmin(TeachingViews, OfferedFiltersOnly, admin.ModelAdmin):
                 else answer_evidence(obj)
             )
             context["title"] = gettext("回答の確認（証拠とレビュー）")
+            context["example_note"] = EXAMPLE_NOTE if obj.is_example else ""
         return super().render_change_form(request, context, add=add, change=change, form_url=form_url, obj=obj)
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:

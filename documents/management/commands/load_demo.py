@@ -20,6 +20,9 @@ NOT_DOCUMENTS = {"ATTRIBUTION.md"}
 # The demo's wording pairs (everyday and English words → the demo documents' words): demo data,
 # never shipped to an install that does not load the demo.
 DEMO_GLOSSARY = DEMO_DIR / "glossary.json"
+# Stored answers from the Claude path (made with the fake server: `manage.py make_example_answers`), so the
+# review queue shows every kind of flag; demo data like the glossary.
+DEMO_EXAMPLES = DEMO_DIR / "example_answers.json"
 
 # Demo logins for a laptop; never used outside `make run`.
 DEMO_USERS = [
@@ -48,6 +51,11 @@ class Command(BaseCommand):
             "--no-glossary",
             action="store_true",
             help="do not load the demo glossary into the synonym dictionary (to see the demo answered without it)",
+        )
+        parser.add_argument(
+            "--no-examples",
+            action="store_true",
+            help="do not store the example answers in the review queue (make_example_answers makes them)",
         )
 
     def handle(self, *args: object, **options: object) -> None:
@@ -87,6 +95,8 @@ class Command(BaseCommand):
         if not options["no_glossary"]:
             # documents/ imports nothing from qa: the dictionary is qa's, reached through its command.
             call_command("load_glossary", str(DEMO_GLOSSARY), stdout=self.stdout, stderr=self.stderr)
+        if not options["no_examples"] and DEMO_EXAMPLES.is_file():
+            call_command("load_example_answers", str(DEMO_EXAMPLES), stdout=self.stdout, stderr=self.stderr)
         self.stdout.write(f"\nDemo logins ({options['url']}):")
         for username, password, _groups, _s, _su, role in DEMO_USERS:
             self.stdout.write(f"  {username:9} / {password:20} {role}")
