@@ -14,8 +14,8 @@ from qa.services import calibration_run
 class Command(BaseCommand):
     help = (
         "Measure the off-topic floors and the confidence thresholds on the live documents, and store them. "
-        "The indexing worker does this by itself after documents change (RAG_CALIBRATE_AFTER_INDEXING); "
-        "run it by hand after an import without a worker, or to see the values."
+        "The stored calibration is used from then on (delete it in the admin to return to the settings). "
+        "With RAG_CALIBRATE_AFTER_INDEXING=1 the indexing worker reruns it after documents change."
     )
 
     def handle(self, *args: Any, **options: Any) -> None:
