@@ -69,7 +69,10 @@ def example_from_answer(answer: Answer) -> dict[str, Any]:
             for item in answer.retrieved
         ],
         "citations": [
-            {**{name: getattr(c, name) for name in CITATION_FIELDS}, "ordinal": ordinals.get(c.chunk_id)}
+            {
+                **{name: getattr(c, name) for name in CITATION_FIELDS},
+                "ordinal": ordinals.get(c.chunk_id) if c.chunk_id is not None else None,
+            }
             for c in answer.citations.order_by("n")
         ],
         "feedback": [{"rating": f.rating, "reason": f.reason, "comment": f.comment} for f in answer.feedback.all()],

@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-import numpy as np
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 
@@ -28,7 +27,6 @@ from documents.keyword_index import live_keyword_index
 from documents.models import Chunk
 from documents.selectors import searchable_version_ids
 from documents.sentence_vectors import unpack
-from documents.services import chunk_sentence_vectors
 from documents.vectorstore import DenseIndex, live_collection
 from qa.ambiguity import generic_terms
 from qa.decision import Evidence
@@ -36,6 +34,7 @@ from qa.engine import EngineConfig, HybridEngine, Mode
 from qa.expansion import Expansion, dictionary_rules, expand, expand_with_terms
 from qa.fusion import Candidate
 from qa.question import Question, analyse_question
+from qa.hit_vectors import sentence_matrices
 from qa.types import RetrievedChunk
 from qa.vocabulary import TermMatch, vocabulary_matches, written_as_documents
 from ragportal.text import fold
@@ -342,13 +341,6 @@ def _mentioned(word: str, found: Callable[[str], bool]) -> bool:
         if found(word[i : i + 2]):
             covered[i] = covered[i + 1] = True
     return all(covered)
-
-
-def sentence_matrices(hits: Sequence[RetrievedChunk]) -> list[np.ndarray]:
-    """Each hit's sentence vectors (a row per sentence of ``sentence_spans``): stored, or made now and stored."""
-    return chunk_sentence_vectors(
-        chunk_ids=[h.chunk_id for h in hits], texts=[h.text for h in hits], stored=[h.sentence_vectors for h in hits]
-    )
 
 
 def best_sentence_similarity(query: str, hits: list[RetrievedChunk]) -> float:

@@ -42,7 +42,8 @@ from qa.selectors import conversation_turns
 from qa.examples import EXAMPLE_TITLE_PREFIX, ChunkFinder, example_answer_row
 from qa.decision import ASK_BACK, NOT_FOUND, Calibration, decide
 from qa.question import Question, analyse_question
-from qa.retrieval import SearchResult, evidence_for, measure_question, search, sentence_matrices
+from qa.hit_vectors import sentence_matrices
+from qa.retrieval import SearchResult, evidence_for, measure_question, search
 from qa.types import ProviderAnswer, ProviderConfigurationError, ProviderError, RetrievedChunk
 from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN
 from verification.meaning import MeaningCheck

@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar
+from typing import Self, Any, ClassVar
 
 ANTHROPIC = "anthropic"
 GEMINI = "gemini"
@@ -72,7 +72,7 @@ class FakeCloud:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._httpd.server_port}"
 
-    def __enter__(self) -> FakeCloud:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 

@@ -213,7 +213,7 @@ def _meanings(question: str, chunks: Sequence[RetrievedChunk]) -> list[list[floa
     (documents.sentence_vectors). The rows follow ``sentence_spans``, as :func:`_sentences` does.
     """
     from documents.embeddings import embed_query
-    from qa.retrieval import sentence_matrices
+    from qa.hit_vectors import sentence_matrices
 
     question_vector = embed_query(question)
     matrices = sentence_matrices(chunks)

@@ -16,7 +16,7 @@ def test_indexing_embeds_no_sentence_and_the_first_search_stores_them_for_its_hi
     assert not Chunk.objects.exclude(sentence_vectors=None).exists()
 
     hits = search(user=employee, query="有給休暇は何日もらえますか？").hits
-    from qa.retrieval import sentence_matrices
+    from qa.hit_vectors import sentence_matrices
 
     sentence_matrices(hits)
     for hit in hits:
@@ -64,7 +64,7 @@ def test_indexing_embeds_each_distinct_chunk_once_and_nothing_else(db, owner):
 
 def test_stored_sentence_rows_are_what_question_time_would_compute(ingest, employee):
     ingest("attendance.md")
-    from qa.retrieval import sentence_matrices
+    from qa.hit_vectors import sentence_matrices
 
     hits = search(user=employee, query="遅刻したときの連絡方法").hits
     sentence_matrices(hits)
