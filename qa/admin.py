@@ -86,11 +86,11 @@ class CorpusCalibrationAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     def questions(self, calibration: CorpusCalibration) -> int:
         return sum(len(rows) for rows in calibration.measurements.values())
 
-    @admin.display(description=_("範囲外の下限"))
+    @admin.display(description=_("範囲外の下限（計測のみ・適用せず）"))
     def off_topic_floor(self, calibration: CorpusCalibration) -> Any:
         return calibration.values.get("off_topic_floor")
 
-    @admin.display(description=_("英語の質問の下限"))
+    @admin.display(description=_("英語の質問の下限（計測のみ・適用せず）"))
     def english_floor(self, calibration: CorpusCalibration) -> Any:
         return calibration.values.get("english_floor")
 

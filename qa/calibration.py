@@ -30,9 +30,12 @@ the corpus, unlike the similarities above, whose level moves with the corpus's
 language, length and density. And measuring where a tie begins needs
 questions known to be ambiguous between two documents, which headings are not.
 
-Calibration follows the corpus: when the live documents change, qa.tasks
-recomputes it in the background (qa.services.calibration_schedule); until it
-has, the previous calibration stays in use. Without any, the settings apply.
+What the portal applies of a calibration is its 高/中 thresholds; the floors are
+stored and shown, not applied (qa.services.applied_calibration says why, with
+the measurements). Calibration can follow the corpus: with
+RAG_CALIBRATE_AFTER_INDEXING, qa.tasks recomputes it in the background after
+the live documents change; until it has, the previous calibration stays in use.
+Without any, the settings apply.
 """
 
 from __future__ import annotations

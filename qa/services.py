@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+from typing import Any
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -505,15 +506,38 @@ def calibration_run() -> CorpusCalibration:
 
 
 def current_calibration() -> Calibration:
-    """The newest stored calibration, else the settings' values (a fresh install).
+    """The newest stored calibration as applied (:func:`applied_calibration`), else the settings' values.
 
     After the corpus changes the newest one stays in use until a new one is
-    measured (qa.tasks.calibrate_task queues that after every change).
+    measured (``calibrate``, or qa.tasks.calibrate_task when enabled).
     """
     latest = CorpusCalibration.objects.first()
     if latest is None:
         return Calibration.from_settings()
-    return Calibration(**{**latest.values, "source": "corpus"})
+    return applied_calibration(latest.values)
+
+
+def applied_calibration(values: dict[str, Any]) -> Calibration:
+    """What the portal applies of a stored calibration's ``values``: its 高/中 thresholds, not its off-topic floors.
+
+    The measured floors are stored and shown, not applied. Measured with
+    ``evaluate_portal --in-place``: applied whole, a calibration turned everyday
+    questions away as off topic (demo golden set 0.932 → 0.753, GitLab handbook
+    development questions 0.550 → 0.325); its thresholds alone kept every right
+    answer there and cut the wrong 高 from 5 to 1. A heading asked as a question
+    is far closer to its section than an employee's own words, so a floor set
+    between headings and off-topic questions sits too high; the thresholds only
+    have to clear the off-topic questions, which they do.
+    """
+    defaults = Calibration.from_settings()
+    return Calibration(
+        off_topic_floor=defaults.off_topic_floor,
+        english_floor=defaults.english_floor,
+        confident=values["confident"],
+        medium=values["medium"],
+        clarify_gap=values.get("clarify_gap", defaults.clarify_gap),
+        source="corpus",
+    )
 
 
 def calibration_stale(*, calibration: CorpusCalibration) -> bool:

@@ -322,7 +322,7 @@ RAG_CLARIFY_GAP = env_float("RAG_CLARIFY_GAP", 0.03, minimum=0.0, maximum=1.0)
 # corpus is calibrated (qa.calibration) its measured values replace them, except the clarify
 # gap. After the live documents change, the indexing worker recalibrates in the background
 # (qa.tasks); 0 leaves it to `manage.py calibrate`.
-# Off by default: the calibration's rules make answers worse today (README, "Your own documents").
+# Off by default: evaluate_portal's throw-away portal does not calibrate yet (README, "Your own documents").
 RAG_CALIBRATE_AFTER_INDEXING = env_bool("RAG_CALIBRATE_AFTER_INDEXING", False)
 RAG_LLM_EXPANSION = env_bool("RAG_LLM_EXPANSION", False)
 # Expand questions with the corpus's own terms (qa.vocabulary: by spelling, reading and meaning).

@@ -11,6 +11,7 @@ from __future__ import annotations
 from io import StringIO
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 
 from django_tasks.base import TaskResultStatus
@@ -21,7 +22,7 @@ from documents.services import document_delete
 from qa.calibration import Measured, thresholds_from
 from qa.decision import Calibration
 from qa.models import Answer, CorpusCalibration
-from qa.services import answer_question, calibration_stale, current_calibration
+from qa.services import answer_question, applied_calibration, calibration_stale, current_calibration
 from qa.tasks import calibrate_task
 
 CORPUS = {
@@ -82,7 +83,14 @@ def test_calibrate_measures_the_corpus_and_its_answers_use_it(ingest, employee, 
     stored = CorpusCalibration.objects.get()
     off_sentences = [row[2] for row in stored.measurements["off_topic"]]
     assert stored.values["off_topic_floor"] > max(off_sentences)
-    assert current_calibration().source == "corpus"
+    applied = current_calibration()
+    assert applied.source == "corpus"
+    # Its 高/中 thresholds are applied; its measured floors are shown, not applied (qa.services.applied_calibration).
+    assert (applied.confident, applied.medium) == (stored.values["confident"], stored.values["medium"])
+    assert (applied.off_topic_floor, applied.english_floor) == (
+        settings.RAG_OFF_TOPIC_SIMILARITY,
+        settings.RAG_OFF_TOPIC_SIMILARITY_EN,
+    )
 
     # The next answers use it: an off-topic question abstains, the corpus's own topic is answered.
     off = answer_question(user=employee, text="明後日の東京の天気はどうですか？")
@@ -102,7 +110,7 @@ def test_calibrate_measures_the_corpus_and_its_answers_use_it(ingest, employee, 
     # calibration is stale, and it keeps answering until a new one is measured.
     ingest(text="# 休憩室\n## 利用時間\n休憩室は8時から20時まで使えます。\n", filename="lounge.md")
     assert calibration_stale(calibration=stored)
-    assert current_calibration() == Calibration(**{**stored.values, "source": "corpus"})
+    assert current_calibration() == applied_calibration(stored.values)
     assert "再計測待ち" in client.get("/admin/qa/corpuscalibration/").content.decode()
 
 
@@ -148,7 +156,7 @@ def test_calibration_follows_documents_going_live_and_being_deleted(recalibratin
     _work()
     measured = _latest()
     assert measured.documents == 3 and not calibration_stale(calibration=measured)
-    assert current_calibration() == Calibration(**{**measured.values, "source": "corpus"})
+    assert current_calibration() == applied_calibration(measured.values)
     assert any("貸出期間" in row[0] for row in measured.measurements["on_topic"])  # its headings, asked
 
     # A new version goes live: until the worker has measured it, the previous calibration answers.
@@ -187,7 +195,7 @@ def test_a_calibration_that_fails_keeps_the_previous_one(recalibrating, ingest, 
     _work()
     assert _latest() == kept
     assert calibration_stale(calibration=kept)
-    assert current_calibration() == Calibration(**{**kept.values, "source": "corpus"})
+    assert current_calibration() == applied_calibration(kept.values)
     client.force_login(admin_user)
     assert "再計測待ち" in client.get("/admin/qa/corpuscalibration/").content.decode()
 
