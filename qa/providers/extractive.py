@@ -209,14 +209,16 @@ def _meanings(question: str, chunks: Sequence[RetrievedChunk]) -> list[list[floa
     """Per chunk, each sentence's cosine similarity to ``question``.
 
     The question's vector is shared with retrieval (``embed_query`` caches it);
-    the sentence vectors are made on a chunk's first retrieval and kept
+    the sentence vectors are stored, cached in this process, or made now
     (documents.sentence_vectors). The rows follow ``sentence_spans``, as :func:`_sentences` does.
     """
     from documents.embeddings import embed_query
-    from qa.hit_vectors import sentence_matrices
+    from documents.sentence_vectors import vectors_for
 
     question_vector = embed_query(question)
-    matrices = sentence_matrices(chunks)
+    # Read or made here, never stored: the provider works on any chunks, indexed or not. The answer
+    # path stores a hit's vectors when it first needs them (qa.hit_vectors), before the provider runs.
+    matrices = vectors_for([c.text for c in chunks], [c.sentence_vectors for c in chunks])
     return [[float(x) for x in matrix @ question_vector] for matrix in matrices]
 
 
