@@ -127,6 +127,8 @@ def index_items(
 
 
 def remove_versions(version_ids: Sequence[int], *, dense: DenseIndex, keyword: KeywordIndex) -> None:
-    for version_id in version_ids:
-        dense.delete(where={"version_id": version_id})
-    keyword.delete_versions(list(version_ids))
+    if not version_ids:
+        return
+    ids = [int(v) for v in version_ids]
+    dense.delete(where={"version_id": ids[0]} if len(ids) == 1 else {"version_id": {"$in": ids}})
+    keyword.delete_versions(ids)

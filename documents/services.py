@@ -673,8 +673,14 @@ def _go_live(version: DocumentVersion, *, dense: DenseIndex, keyword: KeywordInd
             raise  # the transaction rolled back: versions_index waits and runs again
         _index_failed(version, exc, dense=dense, keyword=keyword)
         return
-    if stale:
+    if stale == version.pk:
         remove_versions([stale], dense=dense, keyword=keyword)
+    else:
+        # Every older version's entries, not only the one just replaced: if a run was interrupted
+        # after going live (a database locked while removing), the run again finds this version
+        # live already and must still remove what the interrupted run left.
+        older = DocumentVersion.objects.filter(document_id=version.document_id, number__lt=version.number)
+        remove_versions(list(older.values_list("pk", flat=True)), dense=dense, keyword=keyword)
     announce_change()
     if stale != version.pk:  # this version is live (new, or re-embedded in place)
         live_documents_changed.send(sender=Document)

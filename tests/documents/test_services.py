@@ -281,6 +281,37 @@ def test_an_older_version_indexed_late_never_replaces_the_newer_live_one(owner):
     assert fts_rows([v1.pk]) == 0 and not dense_ids_for(v1.pk)
 
 
+def test_a_run_interrupted_after_going_live_leaves_nothing_of_the_replaced_version_when_run_again(owner, monkeypatch):
+    """The race a worker met: v2 went live, then the database was locked while v1's keyword entries were
+    removed. The run again finds v2 live already; it must still remove v1 from both indexes."""
+    from django.db import OperationalError
+
+    from documents.keyword_index import Fts5KeywordIndex
+    from documents.services import _versions_index_once, version_index
+
+    document = ingest(owner)
+    v1 = document.live_version
+    document = ingest(owner, text=TRAVEL_MD_V2, document=document, index=False)
+    v2 = document.versions.get(number=2)
+    real_delete = Fts5KeywordIndex.delete_versions
+
+    def locked(self, version_ids):
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr(Fts5KeywordIndex, "delete_versions", locked)
+    with pytest.raises(OperationalError):
+        _versions_index_once([v2], progress=None)
+    document.refresh_from_db()
+    assert document.live_version_id == v2.pk and fts_rows([v1.pk]) > 0  # live, but v1 left behind
+
+    monkeypatch.setattr(Fts5KeywordIndex, "delete_versions", real_delete)
+    version_index(version=DocumentVersion.objects.get(pk=v2.pk))
+
+    assert fts_rows([v1.pk]) == 0 and not dense_ids_for(v1.pk)
+    texts = " ".join(_texts(owner, "国内出張の日当はいくら？"))
+    assert "3,500円" in texts and "2,000円" not in texts
+
+
 def test_a_failing_rerun_of_the_live_version_keeps_it_in_both_indexes(owner, monkeypatch):
     from documents.services import version_index
 
