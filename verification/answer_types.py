@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ragportal.text import KANJI_IDEOGRAPHS, KATAKANA, MIDDLE_DOT, fold, is_english
 from ragportal.words import INTERROGATIVES, QUESTION_ENDINGS, REQUESTS, alternation
-from verification.quantities import extract_quantities
+from verification.quantities import MONEY_UNITS, extract_quantities
 
 DATE = "date"
 QUANTITY = "quantity"
@@ -98,7 +98,7 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"何ヶ月|何か月|何カ月|\bhow many months\b"), frozenset({"month"})),
     (re.compile(r"何年"), frozenset({"year"})),
     (re.compile(r"何回|\bhow (many times|often)\b"), frozenset({"times"})),
-    (re.compile(r"いくら|何円|金額|\bhow much\b"), frozenset({"yen"})),
+    (re.compile(r"いくら|何円|金額|\bhow much\b"), MONEY_UNITS),
     (re.compile(r"何%|何パーセント|何割|\bwhat percent"), frozenset({"percent"})),
     (re.compile(r"何人|何名|\bhow many (people|persons)\b"), frozenset({"person"})),
     (re.compile(r"何分"), frozenset({"minute"})),
@@ -216,7 +216,7 @@ def carries(answer_type: str, text: str) -> bool:
         return bool(_NUMBER_VALUE.search(norm))
     if answer_type == COST:
         return bool(_COST_WORDS.search(norm)) or any(
-            q.unit == "yen" for q in extract_quantities(norm, already_nfkc=True)
+            q.unit in MONEY_UNITS for q in extract_quantities(norm, already_nfkc=True)
         )
     if answer_type == NAME:
         return bool(_NAME_VALUE.search(norm))

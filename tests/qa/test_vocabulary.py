@@ -96,3 +96,22 @@ def test_a_document_whose_words_share_a_spelling_across_analyses_goes_live(inges
     assert document.status == Document.Status.READY, document.status_message
     links = list(VersionTerm.objects.filter(version=document.live_version).values_list("term_id", flat=True))
     assert links and len(links) == len(set(links))
+
+
+def test_a_question_about_another_companys_rules_is_not_answered_with_ours(corpus, employee, ingest):
+    """「ソニーの育児休業」 names a company nothing here mentions: our own 育児休業 rule is not its answer.
+
+    A name the documents do use is no reason to abstain, written in kana or as written.
+    """
+    other = answer_question(user=employee, text="ソニーの育児休業は子どもが何歳になるまで取れますか？")
+    assert other.response_type == Answer.ResponseType.NOT_FOUND
+    assert "1歳6ヶ月" not in other.answer_text
+
+    ingest(
+        text="# 提携施設\n\n## 保養所\nトヨタ記念保養所は、社員とその家族が年2回まで利用できます。\n",
+        filename="resort.md",
+    )
+    named = answer_question(user=employee, text="トヨタ記念保養所は年に何回使えますか？")
+    assert named.response_type == Answer.ResponseType.ANSWER and "年2回" in named.answer_text
+    ours = answer_question(user=employee, text="育児休業は子どもが何歳になるまで取れますか？")
+    assert ours.response_type == Answer.ResponseType.ANSWER and "1歳6ヶ月" in ours.answer_text
