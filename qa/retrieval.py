@@ -36,6 +36,7 @@ from qa.fusion import Candidate
 from qa.question import Question, analyse_question
 from qa.hit_vectors import sentence_matrices
 from qa.types import RetrievedChunk
+from verification.answer_types import carries_units
 from qa.vocabulary import TermMatch, unknown_names, vocabulary_matches, written_as_documents
 from ragportal.text import fold
 
@@ -136,6 +137,7 @@ def search(
         and document_id is None
         and generic_terms(question.terms, _document_texts(found.chunks.values()), spellings=expansion.added_keywords)
     )
+    hits += _asked_fact_in_the_best_document(question, hits, mode=mode)
     subject_unknown = _subject_unknown(question, found)
     names = [] if question.english else unknown_names(question.spelled, version_ids=found.version_ids)
     for part in question.parts if question.two_part else ():
@@ -157,6 +159,43 @@ def search(
         vocabulary=found.matches,
         written_query=found.written,
     )
+
+
+# Chunks of the best document added when none of its hits states the quantity asked for.
+FACT_HITS = 2
+
+
+def _asked_fact_in_the_best_document(
+    question: Question, hits: list[RetrievedChunk], *, mode: Mode
+) -> list[RetrievedChunk]:
+    """The best document's chunks that state a quantity the question asks for, when none of its hits does.
+
+    「360度フィードバックは何人に頼めばいい？」: every hit of the right document is about
+    360度フィードバック, and the number of people is in a chunk ranked below them.
+    Searched again within that document's live version only, and kept only when
+    they state the asked unit; they come after the hits, as weaker evidence.
+    """
+    units = question.whole.units
+    if not hits or not units:
+        return []
+    best = hits[0]
+    own = [h for h in hits if h.document_id == best.document_id]
+    if any(carries_units(asked, h.text) for asked in units for h in own):
+        return []
+    inside = _retrieve(
+        None,
+        question.spelled,
+        document_id=best.document_id,
+        k=settings.RAG_TOP_K * 2,
+        mode=mode,
+        llm=None,
+        version_ids=[best.version_id],
+        english=question.english,
+    ).hits
+    taken = {h.chunk_id for h in hits}
+    return [h for h in inside if h.chunk_id not in taken and any(carries_units(asked, h.text) for asked in units)][
+        :FACT_HITS
+    ]
 
 
 def _subject_unknown(question: Question, found: _Retrieved) -> bool:

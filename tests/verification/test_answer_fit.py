@@ -183,3 +183,17 @@ def test_a_counter_question_is_answered_only_by_a_number_with_that_counter() -> 
     assert not carries_units(digits, "全体会議と部署ミーティングを行うため、リモートワークはできません。")
     (distance,) = asked_units("何キロ以上離れていたら出張になる？")
     assert carries_units(distance, "通常の勤務地から片道100km以上の移動を出張とします。")
+
+
+@pytest.mark.parametrize(
+    ("question", "units"),
+    [
+        ("もだんへるすのせらぴーはねんになんかい？", [frozenset({"times"})]),
+        ("けいひせいさんはなんにちまで？", [frozenset({"day", "business_day"})]),
+        ("なんじかんまで残業できる？", [frozenset({"hour", "minute"})]),
+        ("なんにんまで参加できる？", [frozenset({"person"})]),
+    ],
+)
+def test_a_question_typed_in_kana_asks_for_the_same_units(question: str, units: list[frozenset[str]]) -> None:
+    assert asked_units(question) == units
+    assert "quantity" in asked_types(question)
