@@ -13,7 +13,9 @@ The rules, in the order they are tried:
    the English floor), ``REASON_UNKNOWN_NAME`` (a Japanese question names a
    company, person or place that nothing the user may read names:
    「ソニーの育児休業は？」 asks about another company's rules, however close our
-   own 育児休業 rule is in meaning), ``REASON_UNKNOWN_SUBJECT`` (a Japanese question whose
+   own 育児休業 rule is in meaning), ``REASON_UNKNOWN_WORD`` (it uses a word
+   nothing the user may read uses, and no hit is even as close as 中 needs:
+   「忘年会の会費は？」), ``REASON_UNKNOWN_SUBJECT`` (a Japanese question whose
    subject is in nothing the user may read, and no sentence confidently close),
    ``REASON_NO_CLOSE_SENTENCE`` (no chunk confidently close and no sentence
    above the floor). ``REASON_ASPECT_ONLY`` overrides them for a question
@@ -45,6 +47,7 @@ REASON_ENGLISH_UNKNOWN_SUBJECT = "english_unknown_subject"
 REASON_ENGLISH_NAMES_NOTHING = "english_names_nothing"
 REASON_UNKNOWN_SUBJECT = "unknown_subject"
 REASON_UNKNOWN_NAME = "unknown_name"
+REASON_UNKNOWN_WORD = "unknown_word"
 REASON_NO_CLOSE_SENTENCE = "no_close_sentence"
 REASON_ASPECT_ONLY = "aspect_only"
 REASON_GENERIC = "generic"
@@ -111,12 +114,14 @@ class Evidence:
     question). ``names_something``: an English question names a word the
     glossary or the hits use (``qa.retrieval.names_something_retrieved``).
     ``unknown_names``: the proper nouns of the question that nothing the user
-    may read names (``qa.vocabulary.unknown_names``).
+    may read names; ``unknown_words``: its other nouns that nothing the user may
+    read uses and no vocabulary match or expansion reached (``qa.vocabulary.unknown_words``).
     """
 
     hits: Sequence[RetrievedChunk]
     subject_unknown: bool = False
     unknown_names: tuple[str, ...] = ()
+    unknown_words: tuple[str, ...] = ()
     generic: bool = False
     one_document: bool = False
     names_something: bool = False
@@ -190,6 +195,9 @@ def off_topic_reason(question: Question, evidence: Evidence, calibration: Calibr
         if not evidence.names_something and top_chunk < calibration.english_floor:
             return REASON_ENGLISH_NAMES_NOTHING
         return None
+    if evidence.unknown_words and top_chunk < calibration.medium:
+        # 「忘年会の会費は？」: a word the documents never use, and nothing retrieved even medium close.
+        return REASON_UNKNOWN_WORD
     best_sentence = evidence.best_sentence()
     if best_sentence < calibration.confident and evidence.subject_unknown:
         return REASON_UNKNOWN_SUBJECT

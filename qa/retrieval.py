@@ -26,6 +26,7 @@ from documents.embeddings import embed_query
 from documents.keyword_index import live_keyword_index
 from documents.models import Chunk
 from documents.selectors import searchable_version_ids
+from documents.vocabulary import Word
 from documents.sentence_vectors import unpack
 from documents.vectorstore import DenseIndex, live_collection
 from qa.ambiguity import generic_terms
@@ -37,7 +38,7 @@ from qa.question import Question, analyse_question
 from qa.hit_vectors import sentence_matrices
 from qa.types import RetrievedChunk
 from verification.answer_types import carries_units
-from qa.vocabulary import TermMatch, unknown_names, vocabulary_matches, written_as_documents
+from qa.vocabulary import TermMatch, unknown_words, vocabulary_matches, written_as_documents
 from ragportal.text import fold
 
 # Chunks each part of a two-part question adds to the whole question's.
@@ -59,6 +60,8 @@ class SearchResult:
     subject_unknown: bool = False
     # The question's proper nouns that nothing the user may read names (qa.vocabulary.unknown_names).
     unknown_names: list[str] = field(default_factory=list)
+    # Its other nouns that nothing the user may read uses, nor the vocabulary or the dictionary reached.
+    unknown_words: list[str] = field(default_factory=list)
     # The documents' terms the question's words reached by spelling, reading or meaning (qa.vocabulary).
     vocabulary: list[TermMatch] = field(default_factory=list)
     # The question with its kana and variant spellings written as the documents write them
@@ -139,7 +142,7 @@ def search(
     )
     hits += _asked_fact_in_the_best_document(question, hits, mode=mode)
     subject_unknown = _subject_unknown(question, found)
-    names = [] if question.english else unknown_names(question.spelled, version_ids=found.version_ids)
+    unknown = [] if question.english else _unknown_words(question, found)
     for part in question.parts if question.two_part else ():
         part_hits = _retrieve(
             user, part.text, document_id=document_id, k=PART_HITS, mode=mode, llm=None, english=question.english
@@ -155,7 +158,8 @@ def search(
         short_question=question.short,
         generic_question=generic,
         subject_unknown=subject_unknown,
-        unknown_names=names,
+        unknown_names=[w.surface for w in unknown if w.proper],
+        unknown_words=[w.surface for w in unknown if not w.proper],
         vocabulary=found.matches,
         written_query=found.written,
     )
@@ -195,6 +199,18 @@ def _asked_fact_in_the_best_document(
     taken = {h.chunk_id for h in hits}
     return [h for h in inside if h.chunk_id not in taken and any(carries_units(asked, h.text) for asked in units)][
         :FACT_HITS
+    ]
+
+
+def _unknown_words(question: Question, found: _Retrieved) -> list[Word]:
+    """The question's nouns that nothing searched uses (qa.vocabulary.unknown_words), less those expanded."""
+    folded = fold(question.spelled)
+    fired = [fold(term) for term, _ in dictionary_rules() if term and fold(term) in folded]
+    reached = {m.word for m in found.matches}
+    return [
+        w
+        for w in unknown_words(question.spelled, version_ids=found.version_ids, reached=reached)
+        if not any(term in w.surface or w.surface in term for term in fired)
     ]
 
 
@@ -428,6 +444,7 @@ def evidence_for(question: Question, result: SearchResult, *, one_document: bool
         hits=hits,
         subject_unknown=result.subject_unknown,
         unknown_names=tuple(result.unknown_names),
+        unknown_words=tuple(result.unknown_words),
         generic=result.generic_question,
         one_document=one_document,
         names_something=question.english and names_something_retrieved(question, hits, result.added_keywords),

@@ -27,7 +27,7 @@ never reveals a document's words to someone who cannot read it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -103,13 +103,15 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
 
 
 _ALL_HIRAGANA = re.compile(f"[{HIRAGANA}ー]+")
+_INTERROGATIVE = re.compile(r"何|幾")
 
 
-def unknown_names(text: str, *, version_ids: Sequence[int]) -> list[str]:
-    """The proper nouns of ``text`` (a company, person or place) that nothing in ``version_ids`` names.
+def unknown_words(text: str, *, version_ids: Sequence[int], reached: Iterable[str] = ()) -> list[Word]:
+    """The nouns of ``text`` that nothing in ``version_ids`` uses, and that no match of the vocabulary reached.
 
-    Neither as written, nor normalised, nor by reading (ソニー, そにー). 「ソニーの育児休業は？」
-    over one company's rules asks about another company's: its rules are not in them.
+    Neither as written, nor normalised, nor by reading (ソニー, そにー); ``reached``:
+    the question's words that a match (qa.vocabulary) or an expansion reached
+    (有休 → 年次有給休暇 is known). Interrogatives (何日) and Latin words are not judged.
     Empty when there is no vocabulary (nothing indexed yet: nothing can be judged).
     """
     if not version_ids:
@@ -119,18 +121,30 @@ def unknown_names(text: str, *, version_ids: Sequence[int]) -> list[str]:
         return []
     df = vocabulary.document_frequency(version_ids)
     by_reading = _Readings(vocabulary, df)
+    known = set(reached)
     return [
-        w.surface
+        w
         for w in question_words(text)
-        if w.proper
+        if w.noun
         and len(w.surface) >= 2
-        # Casual kana input is cut into words by guesswork (けんこう → けん as a name): names are not written so.
+        and w.surface not in known
+        and not w.surface.isascii()
+        and not _INTERROGATIVE.search(w.surface)
+        # Casual kana input is cut into words by guesswork (けんこう → けん as a name).
         and not _ALL_HIRAGANA.fullmatch(w.surface)
         and not _used(w.surface, vocabulary, df)
         and not any(df[row] > 0 for row in vocabulary.by_normalized.get(w.normalized, ()))
-        # Kanji names share readings too often to be matched by them (as in _by_word_reading).
+        # Kanji words share readings too often to be matched by them (as in _by_word_reading).
         and (has_kanji(w.surface) or by_reading.get(unvoiced(w.reading)) is None)
     ]
+
+
+def unknown_names(text: str, *, version_ids: Sequence[int], reached: Iterable[str] = ()) -> list[str]:
+    """The proper nouns (a company, person or place) among :func:`unknown_words`.
+
+    「ソニーの育児休業は？」 over one company's rules asks about another company's: its rules are not in them.
+    """
+    return [w.surface for w in unknown_words(text, version_ids=version_ids, reached=reached) if w.proper]
 
 
 def written_as_documents(text: str, matches: Sequence[TermMatch]) -> str:

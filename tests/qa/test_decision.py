@@ -18,6 +18,7 @@ from qa.decision import (
     REASON_GENERIC,
     REASON_NO_CLOSE_SENTENCE,
     REASON_UNKNOWN_NAME,
+    REASON_UNKNOWN_WORD,
     REASON_NO_HITS,
     REASON_ON_TOPIC,
     REASON_ONE_DOCUMENT,
@@ -62,6 +63,9 @@ CASES = [
     (LONG_JA, LOOSE, {}, 0.80, NOT_FOUND, (REASON_NO_CLOSE_SENTENCE,)),
     (LONG_JA, CLOSE, {"subject_unknown": True}, 0.86, NOT_FOUND, (REASON_UNKNOWN_SUBJECT,)),
     (LONG_JA, CLOSE, {"subject_unknown": True}, 0.90, ANSWER, (REASON_ON_TOPIC,)),  # a sentence says it after all
+    # A word nothing here uses, and nothing even as close as 中 needs: 「忘年会の会費は？」.
+    (LONG_JA, LOOSE, {"unknown_words": ("忘年会",)}, 0.95, NOT_FOUND, (REASON_UNKNOWN_WORD,)),
+    (LONG_JA, CLOSE, {"unknown_words": ("定期券",)}, 0.95, ANSWER, (REASON_ON_TOPIC,)),  # a close chunk answers
     # Another company's rules however close ours are: 「ソニーの経費精算は…」.
     (LONG_JA, CLOSE, {"unknown_names": ("ソニー",)}, 0.95, NOT_FOUND, (REASON_UNKNOWN_NAME,)),
     (SHORT_JA, TIED, {"unknown_names": ("ソニー",), "one_document": True}, 0.95, NOT_FOUND, (REASON_UNKNOWN_NAME,)),
