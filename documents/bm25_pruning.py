@@ -16,6 +16,7 @@ Pure: no database. ``documents.keyword_index.PostgresKeywordIndex`` runs the SQL
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 # FTS5's bm25() constants (documents.keyword_index states the formula).
 K1 = 1.2
@@ -24,6 +25,25 @@ B = 0.75
 # Scores that are equal in exact arithmetic may differ in the last bits when summed
 # in another order; a bound compared with a threshold leaves this much room.
 _RELATIVE_SLACK = 1e-9
+
+
+@dataclass(frozen=True)
+class ReadingBudget:
+    """How many postings a search may read, in speed terms (not ranking rules).
+
+    The defaults were chosen on ``benchmark_retrieval --chunks 100000`` (README
+    gives the figures and the parity they cost).
+
+    - ``probe_postings``: the rarest tokens' postings read to find the threshold.
+    - ``essential_postings``: the postings read whole once some tokens are
+      optional (0: only the exact split).
+    - ``candidates_per_hit``: candidates per wanted hit that get the optional
+      tokens looked up.
+    """
+
+    probe_postings: int = 20_000
+    essential_postings: int = 30_000
+    candidates_per_hit: int = 8
 
 
 def term_bound(idf: float) -> float:
@@ -64,6 +84,23 @@ def split_by_bound(idf: Mapping[str, float], threshold: float) -> tuple[list[str
         optional.add(term)
         total += bound
     return [t for t in idf if t not in optional], [t for t in idf if t in optional]
+
+
+def split_terms(
+    idf: Mapping[str, float], df: Mapping[str, int], *, threshold: float, budget: int
+) -> tuple[list[str], list[str]]:
+    """``(essential, optional)`` for a search: ``split_by_bound``, then, when it leaves some tokens
+    optional, also the essential tokens beyond the rarest ``budget`` postings (``probe_terms``).
+
+    The first part is exact. The second trades exactness for a bounded read: a
+    chunk that holds only optional tokens is not found even if, with all of
+    them, it would have reached the threshold. A ``budget`` of 0 turns it off.
+    """
+    essential, optional = split_by_bound(idf, threshold)
+    if not optional or budget <= 0:
+        return essential, optional
+    kept = set(probe_terms({term: df[term] for term in essential}, budget=budget))
+    return [t for t in idf if t in kept], [t for t in idf if t not in kept]
 
 
 def optional_bound(idf: Mapping[str, float], optional: list[str]) -> float:

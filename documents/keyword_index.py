@@ -27,7 +27,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from documents.bm25_pruning import B, K1, optional_bound, probe_terms, split_by_bound
+from documents.bm25_pruning import B, K1, ReadingBudget, optional_bound, probe_terms, split_terms
 from documents.segmentation import match_expression, query_terms, segment, tokens
 
 TABLE = "documents_chunk_fts"
@@ -35,11 +35,6 @@ CREATE_SQL = f"CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING fts5(body, versi
 DROP_SQL = f"DROP TABLE IF EXISTS {TABLE}"
 
 MIN_IDF = 1e-6
-
-# The PostgreSQL search's reading budget (speed, not ranking): the rarest tokens' postings read
-# for the threshold, and how many candidates per wanted hit get the common tokens looked up.
-PROBE_POSTINGS = 20_000
-CANDIDATES_PER_HIT = 8
 
 # One posting's share of a chunk's BM25 score, with the constants _scoring binds.
 _SCORE = "q.idf * p.tf * %(k1p1)s::float8 / (p.tf + %(c0)s::float8 + %(c1)s::float8 * p.length)"
@@ -254,12 +249,19 @@ class PostgresKeywordIndex:
     ``cursor_factory`` returns a cursor usable as a context manager (Django's or
     psycopg's); ``atomic`` opens a transaction on the same connection
     (``django.db.transaction.atomic`` or a psycopg connection's ``transaction``).
-    ``schema`` puts the tables in a schema of their own (evaluation runs).
+    ``schema`` puts the tables in a schema of their own (evaluation runs);
+    ``budget`` bounds the postings a search reads (``documents.bm25_pruning``).
     """
 
     def __init__(
-        self, cursor_factory: Any, atomic: Callable[[], AbstractContextManager[Any]], *, schema: str = ""
+        self,
+        cursor_factory: Any,
+        atomic: Callable[[], AbstractContextManager[Any]],
+        *,
+        schema: str = "",
+        budget: ReadingBudget | None = None,
     ) -> None:
+        self._budget = budget or ReadingBudget()
         self._cursor = cursor_factory
         self._atomic = atomic
         self._schema = schema
@@ -371,14 +373,16 @@ class PostgresKeywordIndex:
         """FTS5's BM25 ranking, reading the common tokens' long posting lists only when they can matter.
 
         Three statements: the statistics; a threshold (the ``n``-th best full
-        score among the best chunks of the rarest tokens); then the ranking,
-        where the tokens that together cannot lift a chunk to that threshold
-        (``documents.bm25_pruning``) are looked up per candidate instead of read
-        whole. Candidates are the chunks the other tokens find, the best
-        ``CANDIDATES_PER_HIT * n`` by those tokens' share of the score; each is
-        ranked by its full score. Exact when no more candidates than that can
-        reach the threshold; otherwise a chunk that only the common tokens lift
-        that far could be missed (``benchmark_retrieval`` reports the parity).
+        score among the best chunks of the rarest tokens); then the ranking.
+        There the tokens that together cannot lift a chunk to that threshold,
+        and past the reading budget the commonest of the rest
+        (``documents.bm25_pruning.split_terms``), are looked up per candidate
+        instead of read whole. Candidates are the chunks the other tokens find,
+        the best ``candidates_per_hit * n`` by those tokens' share of the score;
+        each is ranked by its full score, so the scores returned are exact. The
+        ranking is exact when the budget moved no token and no more candidates
+        than that can reach the threshold; otherwise a chunk that mostly common
+        tokens lift that far can be missed (parity at 100,000 chunks: README).
         """
         terms = query_terms(query)
         if not terms or n <= 0 or (version_ids is not None and not version_ids):
@@ -387,23 +391,26 @@ class PostgresKeywordIndex:
             scoring = self._scoring(cur, terms)
             if scoring is None:
                 return []
-            idf, params = scoring
+            idf, df, params = scoring
             params["n"] = int(n)
             if version_ids is not None:
                 params["visible"] = [int(v) for v in version_ids]
             threshold = self._threshold(cur, idf, params, visible=version_ids is not None)
-            essential, optional = split_by_bound(idf, threshold)
+            essential, optional = split_terms(idf, df, threshold=threshold, budget=self._budget.essential_postings)
             _query_terms(params, "essential", essential, idf)
             _query_terms(params, "optional", optional, idf)
             params["optional_bound"] = optional_bound(idf, optional) if optional else 0.0
             params["threshold"] = threshold if optional else 0.0
             # Without optional tokens the partial score is the full one: the best n are exact.
-            params["candidates"] = int(n) * CANDIDATES_PER_HIT if optional else int(n)
+            params["candidates"] = int(n) * self._budget.candidates_per_hit if optional else int(n)
             cur.execute(self._ranking_sql(visible=version_ids is not None), params)
             return [KeywordHit(chunk_id=int(r[0]), bm25=float(r[1])) for r in cur.fetchall()]
 
-    def _scoring(self, cur: Any, terms: list[str]) -> tuple[dict[str, float], dict[str, Any]] | None:
-        """The query tokens' idf (``informative_terms``) and the score's constants; None when nothing can match."""
+    def _scoring(self, cur: Any, terms: list[str]) -> tuple[dict[str, float], dict[str, int], dict[str, Any]] | None:
+        """The query tokens' idf (``informative_terms``), document frequencies and the score's constants.
+
+        None when nothing can match.
+        """
         t = self._t
         cur.execute(f"SELECT rows, tokens FROM {t.total} WHERE id = 1")
         row = cur.fetchone()
@@ -418,8 +425,10 @@ class PostgresKeywordIndex:
         # BM25's denominator tf + k1 * (1 - b + b * length / avgdl), as tf + c0 + c1 * length (float8, not numeric).
         params: dict[str, Any] = {"k1p1": K1 + 1, "c0": K1 * (1 - B), "c1": K1 * B * rows / total_tokens}
         _query_terms(params, "all", list(idf), idf)
-        _query_terms(params, "probe", probe_terms({term: df[term] for term in idf}, budget=PROBE_POSTINGS), idf)
-        return idf, params
+        _query_terms(
+            params, "probe", probe_terms({term: df[term] for term in idf}, budget=self._budget.probe_postings), idf
+        )
+        return idf, df, params
 
     def _threshold(self, cur: Any, idf: dict[str, float], params: dict[str, Any], *, visible: bool) -> float:
         """A score the best ``n`` chunks reach: the ``n``-th best full score of the rarest tokens' best chunks.
@@ -465,7 +474,7 @@ class PostgresKeywordIndex:
         )
 
     def _lookup(self, terms: str) -> str:
-        """The score of candidate chunk ``c`` from the query tokens ``terms``: one index probe per token."""
+        """The score of candidate chunk ``c`` from the query tokens ``terms`` (its postings, read through an index)."""
         return (
             f"SELECT sum({_SCORE}) AS score FROM unnest(%({terms}_terms)s::text[], %({terms}_idf)s::float8[]) "
             f"AS q(term, idf) JOIN {self._t.posting} p ON p.term = q.term AND p.chunk_id = c.chunk_id"
