@@ -27,16 +27,17 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from documents.bm25_pruning import B, K1, ReadingBudget, optional_bound, probe_terms, split_terms
 from documents.segmentation import match_expression, query_terms, segment, tokens
 
 TABLE = "documents_chunk_fts"
 CREATE_SQL = f"CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING fts5(body, version_id UNINDEXED, tokenize='ascii')"
 DROP_SQL = f"DROP TABLE IF EXISTS {TABLE}"
 
-# FTS5's bm25() constants.
-K1 = 1.2
-B = 0.75
 MIN_IDF = 1e-6
+
+# One posting's share of a chunk's BM25 score, with the constants _scoring binds.
+_SCORE = "q.idf * p.tf * %(k1p1)s::float8 / (p.tf + %(c0)s::float8 + %(c1)s::float8 * p.length)"
 
 
 @dataclass(frozen=True)
@@ -248,12 +249,19 @@ class PostgresKeywordIndex:
     ``cursor_factory`` returns a cursor usable as a context manager (Django's or
     psycopg's); ``atomic`` opens a transaction on the same connection
     (``django.db.transaction.atomic`` or a psycopg connection's ``transaction``).
-    ``schema`` puts the tables in a schema of their own (evaluation runs).
+    ``schema`` puts the tables in a schema of their own (evaluation runs);
+    ``budget`` bounds the postings a search reads (``documents.bm25_pruning``).
     """
 
     def __init__(
-        self, cursor_factory: Any, atomic: Callable[[], AbstractContextManager[Any]], *, schema: str = ""
+        self,
+        cursor_factory: Any,
+        atomic: Callable[[], AbstractContextManager[Any]],
+        *,
+        schema: str = "",
+        budget: ReadingBudget | None = None,
     ) -> None:
+        self._budget = budget or ReadingBudget()
         self._cursor = cursor_factory
         self._atomic = atomic
         self._schema = schema
@@ -362,40 +370,115 @@ class PostgresKeywordIndex:
             return {int(row[0]): row[1] for row in cur.fetchall()}
 
     def search(self, query: str, *, n: int, version_ids: Sequence[int] | None = None) -> list[KeywordHit]:
+        """FTS5's BM25 ranking, reading the common tokens' long posting lists only when they can matter.
+
+        Three statements: the statistics; a threshold (the ``n``-th best full
+        score among the best chunks of the rarest tokens); then the ranking.
+        There the tokens that together cannot lift a chunk to that threshold,
+        and past the reading budget the commonest of the rest
+        (``documents.bm25_pruning.split_terms``), are looked up per candidate
+        instead of read whole. Candidates are the chunks the other tokens find,
+        the best ``candidates_per_hit * n`` by those tokens' share of the score;
+        each is ranked by its full score, so the scores returned are exact. The
+        ranking is exact when the budget moved no token and no more candidates
+        than that can reach the threshold; otherwise a chunk that mostly common
+        tokens lift that far can be missed (parity at 100,000 chunks: README).
+        """
         terms = query_terms(query)
         if not terms or n <= 0 or (version_ids is not None and not version_ids):
             return []
-        t = self._t
         with self._cursor() as cur:
-            cur.execute(f"SELECT rows, tokens FROM {t.total} WHERE id = 1")
-            row = cur.fetchone()
-            rows, total_tokens = (int(row[0]), int(row[1])) if row else (0, 0)
-            if rows <= 0:
+            scoring = self._scoring(cur, terms)
+            if scoring is None:
                 return []
-            cur.execute(f"SELECT term, df FROM {t.term} WHERE term = ANY(%s) AND df > 0", [terms])
-            idf = informative_terms({term: _idf(rows, int(df)) for term, df in cur.fetchall()})
-            if not idf:
-                return []
-            # Each token's postings are read through the index (LATERAL: the plan does
-            # not depend on the planner's statistics of a freshly filled table). The
-            # visible versions are joined as a set, hashed once: "= ANY(array)" on the
-            # postings compared each one with every version (5 s at 100,000 chunks).
-            visible = (
-                ""
-                if version_ids is None
-                else " JOIN (SELECT DISTINCT unnest(%s::bigint[]) AS version_id) v ON v.version_id = p.version_id"
-            )
-            sql = (
-                "SELECT p.chunk_id, sum(q.idf * (p.tf * %s) / (p.tf + %s * (1 - %s + %s * p.length / %s))) AS score "
-                "FROM unnest(%s::text[], %s::float8[]) AS q(term, idf) CROSS JOIN LATERAL "
-                f"(SELECT p.chunk_id, p.tf, p.length, p.version_id FROM {t.posting} p WHERE p.term = q.term) p{visible} "
-                f"GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT {int(n)}"
-            )
-            params: list[Any] = [K1 + 1, K1, B, B, total_tokens / rows, list(idf), list(idf.values())]
+            idf, df, params = scoring
+            params["n"] = int(n)
             if version_ids is not None:
-                params.append([int(v) for v in version_ids])
-            cur.execute(sql, params)
+                params["visible"] = [int(v) for v in version_ids]
+            threshold = self._threshold(cur, idf, params, visible=version_ids is not None)
+            essential, optional = split_terms(idf, df, threshold=threshold, budget=self._budget.essential_postings)
+            _query_terms(params, "essential", essential, idf)
+            _query_terms(params, "optional", optional, idf)
+            params["optional_bound"] = optional_bound(idf, optional) if optional else 0.0
+            params["threshold"] = threshold if optional else 0.0
+            # Without optional tokens the partial score is the full one: the best n are exact.
+            params["candidates"] = int(n) * self._budget.candidates_per_hit if optional else int(n)
+            cur.execute(self._ranking_sql(visible=version_ids is not None), params)
             return [KeywordHit(chunk_id=int(r[0]), bm25=float(r[1])) for r in cur.fetchall()]
+
+    def _scoring(self, cur: Any, terms: list[str]) -> tuple[dict[str, float], dict[str, int], dict[str, Any]] | None:
+        """The query tokens' idf (``informative_terms``), document frequencies and the score's constants.
+
+        None when nothing can match.
+        """
+        t = self._t
+        cur.execute(f"SELECT rows, tokens FROM {t.total} WHERE id = 1")
+        row = cur.fetchone()
+        rows, total_tokens = (int(row[0]), int(row[1])) if row else (0, 0)
+        if rows <= 0:
+            return None
+        cur.execute(f"SELECT term, df FROM {t.term} WHERE term = ANY(%s) AND df > 0", [terms])
+        df = {term: int(count) for term, count in cur.fetchall()}
+        idf = informative_terms({term: _idf(rows, count) for term, count in df.items()})
+        if not idf:
+            return None
+        # BM25's denominator tf + k1 * (1 - b + b * length / avgdl), as tf + c0 + c1 * length (float8, not numeric).
+        params: dict[str, Any] = {"k1p1": K1 + 1, "c0": K1 * (1 - B), "c1": K1 * B * rows / total_tokens}
+        _query_terms(params, "all", list(idf), idf)
+        _query_terms(
+            params, "probe", probe_terms({term: df[term] for term in idf}, budget=self._budget.probe_postings), idf
+        )
+        return idf, df, params
+
+    def _threshold(self, cur: Any, idf: dict[str, float], params: dict[str, Any], *, visible: bool) -> float:
+        """A score the best ``n`` chunks reach: the ``n``-th best full score of the rarest tokens' best chunks.
+
+        0 when those tokens find fewer than ``n`` chunks (then every token is read).
+        """
+        if len(params["probe_terms"]) == len(idf):
+            return 0.0  # every list is short: reading them all is the cheapest plan
+        cur.execute(
+            f"WITH best AS (SELECT p.chunk_id FROM {self._postings('probe', visible=visible)} "
+            f"GROUP BY p.chunk_id ORDER BY sum({_SCORE}) DESC, p.chunk_id LIMIT %(n)s) "
+            f"SELECT s.score FROM best c CROSS JOIN LATERAL ({self._lookup('all')}) s",
+            params,
+        )
+        scores = sorted((float(r[0]) for r in cur.fetchall()), reverse=True)
+        return scores[params["n"] - 1] if len(scores) >= params["n"] else 0.0
+
+    def _ranking_sql(self, *, visible: bool) -> str:
+        """The best ``n``: candidates by the essential tokens' score, ranked with the optional tokens added."""
+        return (
+            f"WITH partial AS (SELECT p.chunk_id, sum({_SCORE}) AS score "
+            f"FROM {self._postings('essential', visible=visible)} GROUP BY p.chunk_id "
+            "HAVING sum(" + _SCORE + ") + %(optional_bound)s::float8 >= %(threshold)s::float8 "
+            "ORDER BY score DESC, p.chunk_id LIMIT %(candidates)s) "
+            "SELECT c.chunk_id, c.score + coalesce(o.score, 0) AS score FROM partial c "
+            f"LEFT JOIN LATERAL ({self._lookup('optional')}) o ON true "
+            "ORDER BY score DESC, c.chunk_id LIMIT %(n)s"
+        )
+
+    def _postings(self, terms: str, *, visible: bool) -> str:
+        """A FROM clause: the postings ``p`` of the query tokens ``terms`` (with their idf as ``q``), of visible versions.
+
+        Each token's postings are read through the index (LATERAL: the plan does
+        not depend on the planner's statistics of a freshly filled table). The
+        visible versions are joined as a set, hashed once: "= ANY(array)" on the
+        postings compared each one with every version (5 s at 100,000 chunks).
+        """
+        join = " JOIN (SELECT DISTINCT unnest(%(visible)s::bigint[]) AS version_id) v ON v.version_id = p.version_id"
+        return (
+            f"unnest(%({terms}_terms)s::text[], %({terms}_idf)s::float8[]) AS q(term, idf) CROSS JOIN LATERAL "
+            f"(SELECT p.chunk_id, p.tf, p.length, p.version_id FROM {self._t.posting} p WHERE p.term = q.term) p"
+            + (join if visible else "")
+        )
+
+    def _lookup(self, terms: str) -> str:
+        """The score of candidate chunk ``c`` from the query tokens ``terms`` (its postings, read through an index)."""
+        return (
+            f"SELECT sum({_SCORE}) AS score FROM unnest(%({terms}_terms)s::text[], %({terms}_idf)s::float8[]) "
+            f"AS q(term, idf) JOIN {self._t.posting} p ON p.term = q.term AND p.chunk_id = c.chunk_id"
+        )
 
     def has_token(self, token: str, *, version_ids: Sequence[int] | None = None) -> bool:
         if not token or (version_ids is not None and not version_ids):
@@ -410,6 +493,12 @@ class PostgresKeywordIndex:
                     [[int(v) for v in version_ids], token],
                 )
             return cur.fetchone() is not None
+
+
+def _query_terms(params: dict[str, Any], name: str, terms: list[str], idf: dict[str, float]) -> None:
+    """Bind ``terms`` and their idf as the parameters ``<name>_terms`` and ``<name>_idf``."""
+    params[f"{name}_terms"] = list(terms)
+    params[f"{name}_idf"] = [idf[term] for term in terms]
 
 
 def informative_terms(idf: dict[str, float]) -> dict[str, float]:

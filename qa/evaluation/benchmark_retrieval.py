@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import time
@@ -11,8 +12,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from documents.embeddings import embed_passages
 from documents.indexing import IndexItem
+from documents.keyword_index import in_memory_fts5
 from qa.engine import EngineConfig, HybridEngine
-from qa.evaluation.evaluate import ThrowawayIndex, build_corpus, progress_printer, read_jsonl
+from qa.evaluation.evaluate import Corpus, ThrowawayIndex, build_corpus, progress_printer, read_jsonl
+from qa.evaluation.keyword_parity import keyword_hits
 
 
 class Command(BaseCommand):
@@ -20,7 +23,8 @@ class Command(BaseCommand):
         "Query latency (expansion excluded; query embedding, dense, keyword, fusion and re-ranking included) over a "
         "throw-away index scaled to N chunks. The corpus is embedded once; copies beyond it reuse those vectors with "
         "a little noise, so the index has N distinct entries without embedding N passages. The keyword index is on "
-        "the portal's database engine (SQLite FTS5, or PostgreSQL with DATABASE_URL)."
+        "the portal's database engine (SQLite FTS5, or PostgreSQL with DATABASE_URL); on PostgreSQL the sampled "
+        "questions' keyword hit@k is compared with SQLite FTS5's over the same N chunks (keyword_parity)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -35,9 +39,10 @@ class Command(BaseCommand):
         if not corpus_path.is_file() or not queries_path.is_file():
             raise CommandError("corpus or queries file not found")
         corpus = build_corpus(read_jsonl(corpus_path), max_chars=400, overlap=60)
-        questions = [q["question"] for q in read_jsonl(queries_path)]
+        queries = read_jsonl(queries_path)
         rng = random.Random(int(options["seed"]))
-        sample = rng.sample(questions, min(int(options["n"]), len(questions)))
+        picked = rng.sample(queries, min(int(options["n"]), len(queries)))
+        sample = [q["question"] for q in picked]
         base = corpus.items
         base_vectors = _embed(base)
         noise = np.random.default_rng(int(options["seed"]))
@@ -46,12 +51,16 @@ class Command(BaseCommand):
             index = ThrowawayIndex()
             try:
                 keyword_fill = _fill(index, base, base_vectors, size=size, noise=noise)
-                engine = HybridEngine(index.dense, index.keyword, EngineConfig.from_settings())
+                config = EngineConfig.from_settings()
+                engine = HybridEngine(index.dense, index.keyword, config)
                 results[size] = {
                     "keyword_backend": index.keyword_backend,
                     "keyword_fill_s": round(keyword_fill, 1),
                     **_time_queries(engine, sample, size=size),
                 }
+                if index.keyword_backend == "postgresql":
+                    scaled = _scaled_corpus(corpus, size)
+                    results[size]["keyword_parity"] = _parity(index, scaled, picked, candidates=config.candidates)
             finally:
                 index.close()
         self.stdout.write(json.dumps({"queries": len(sample), "sizes": results}, indent=2))
@@ -73,10 +82,7 @@ def _fill(
     """Fill ``index`` with ``size`` entries (copies beyond the corpus get noisy vectors); the keyword fill's seconds."""
     items, vecs = [], []
     for n in range(size):
-        src = base[n % len(base)]
-        items.append(
-            IndexItem(n + 1, n // 4 + 1, n // 4 + 1, src.heading_path, src.text, f"{src.title} #{n // len(base)}")
-        )
+        items.append(_copy_of(base, n))
         v = base_vectors[n % len(base)] + (noise.normal(0, 0.01, base_vectors.shape[1]) if n >= len(base) else 0)
         vecs.append(v / np.linalg.norm(v))
     for i in range(0, size, 2000):
@@ -93,6 +99,41 @@ def _fill(
     keyword_fill = time.perf_counter() - t0
     index.settle()
     return keyword_fill
+
+
+def _copy_of(base: list[IndexItem], n: int) -> IndexItem:
+    """Entry ``n`` (0-based) of the scaled index: a copy of a corpus chunk, under a document of four entries."""
+    src = base[n % len(base)]
+    return IndexItem(n + 1, n // 4 + 1, n // 4 + 1, src.heading_path, src.text, f"{src.title} #{n // len(base)}")
+
+
+def _scaled_corpus(corpus: Corpus, size: int) -> Corpus:
+    """The corpus as scaled to ``size`` entries: each copy counts for the corpus document it copies."""
+    base = corpus.items
+    items = [_copy_of(base, n) for n in range(size)]
+    chunk_doc = {item.chunk_id: corpus.chunk_doc[base[n % len(base)].chunk_id] for n, item in enumerate(items)}
+    return dataclasses.replace(corpus, items=items, chunk_doc=chunk_doc, chunks={i.chunk_id: i for i in items})
+
+
+def _parity(index: ThrowawayIndex, scaled: Corpus, queries: list[dict], *, candidates: int) -> dict[str, object]:
+    """The questions' keyword hit@k on the PostgreSQL index and on SQLite FTS5 filled alike, and the difference."""
+    fts5, db = in_memory_fts5()
+    try:
+        for i in range(0, len(scaled.items), 2000):
+            fts5.add(
+                (it.chunk_id, it.version_id, f"{it.title} {it.heading_path} {it.text}")
+                for it in scaled.items[i : i + 2000]
+            )
+        lite, lite_rank = keyword_hits(fts5, scaled, queries, candidates=candidates)
+    finally:
+        db.close()
+    pg, pg_rank = keyword_hits(index.keyword, scaled, queries, candidates=candidates)
+    return {
+        "sqlite-fts5": lite,
+        "postgresql": pg,
+        "difference": {key: round(pg[key] - lite[key], 4) for key in lite},
+        "queries_ranked_differently_top5": sum(a[:5] != b[:5] for a, b in zip(lite_rank, pg_rank)),
+    }
 
 
 def _time_queries(engine: HybridEngine, sample: list[str], *, size: int) -> dict[str, float]:

@@ -48,3 +48,27 @@ def test_the_chroma_server_stopping(tmp_path, pg_database):
         chroma_server_stopped(portal, process)
 
         assert portal.row("SELECT count(*) FROM qa_answer") == (0,)
+
+
+def test_benchmark_retrieval_compares_keyword_hits_with_fts5(portal, tmp_path):
+    """On PostgreSQL the latency benchmark also says whether keyword search finds what SQLite FTS5 finds."""
+    import json
+
+    corpus, queries = tmp_path / "corpus.jsonl", tmp_path / "queries.jsonl"
+    records = [
+        {"doc_id": f"d{i}", "title": f"規程{i}", "text": f"# 規程{i}\n{topic}の申請は{i + 3}日前までに行います。"}
+        for i, topic in enumerate(["出張", "経費精算", "有給休暇"])
+    ]
+    corpus.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records), encoding="utf-8")
+    asked = [{"qid": "q1", "question": "経費精算の申請はいつまで？", "gold_doc_id": "d1"}]
+    queries.write_text(json.dumps(asked[0], ensure_ascii=False), encoding="utf-8")
+
+    out = portal.manage(
+        "benchmark_retrieval", "--corpus", str(corpus), "--queries", str(queries), "--chunks", "30", "--n", "1"
+    )
+
+    report = json.JSONDecoder().raw_decode(out, out.index("{"))[0]["sizes"]["30"]  # progress lines follow
+    assert report["keyword_backend"] == "postgresql"
+    parity = report["keyword_parity"]
+    assert parity["postgresql"]["hit@1"] == parity["sqlite-fts5"]["hit@1"] == 1.0
+    assert parity["difference"] == {"hit@1": 0.0, "hit@3": 0.0, "hit@5": 0.0}
