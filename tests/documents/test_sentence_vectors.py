@@ -106,11 +106,11 @@ def test_a_chunk_whose_sentence_vectors_are_missing_or_stored_is_answered_the_sa
     from qa.services import answer_question
 
     ingest("attendance.md")
-    first = answer_question(user=employee, text="有給休暇は何日もらえますか？")
+    first = answer_question(user=employee, text="有給休暇は何日もらえますか？").answer
     assert Chunk.objects.exclude(sentence_vectors=None).exists()
-    second = answer_question(user=employee, text="有給休暇は何日もらえますか？")
+    second = answer_question(user=employee, text="有給休暇は何日もらえますか？").answer
     Chunk.objects.update(sentence_vectors=None)
-    third = answer_question(user=employee, text="有給休暇は何日もらえますか？")
+    third = answer_question(user=employee, text="有給休暇は何日もらえますか？").answer
 
     assert "10日" in first.answer_text
     for later in (second, third):

@@ -53,7 +53,7 @@ def test_a_kana_only_question_finds_the_kanji_document(corpus, employee):
     assert ("経費精算", "reading") in {(m.term, m.via) for m in result.vocabulary}
     assert result.hits[0].filename == "expenses.md"
 
-    answer = answer_question(user=employee, text="けいひせいさんのきげんはいつまで")
+    answer = answer_question(user=employee, text="けいひせいさんのきげんはいつまで").answer
     assert answer.response_type == Answer.ResponseType.ANSWER
     assert "1ヶ月以内" in answer.answer_text
 
@@ -67,7 +67,7 @@ def test_an_everyday_abbreviation_reaches_the_documents_term(corpus, employee):
 
 
 def test_an_english_question_is_answered_from_a_japanese_document_without_a_glossary(corpus, employee):
-    answer = answer_question(user=employee, text="What should I do if I forget my password?")
+    answer = answer_question(user=employee, text="What should I do if I forget my password?").answer
     assert answer.response_type == Answer.ResponseType.ANSWER
     assert "2300" in answer.answer_text
     citations = answer_payload(answer)["citations"]
