@@ -35,7 +35,7 @@ from documents.chunking import HEADING_SEPARATOR
 from qa.models import Answer, Citation
 from qa.quote_context import STORED_CHARS, context_is_whole, quote_in_context
 from qa.results import AnswerResult, SourceSection
-from qa.results import answer_warnings as _answer_warnings
+from qa.results import verdict_warnings
 from qa.selectors import WITHHELD_MESSAGE
 from verification.flags import sentence_reason
 from verification.verdict import Verdict
@@ -343,8 +343,8 @@ def _footnote(answer: Answer, citation: Citation) -> Footnote:
 
 
 def answer_warnings(answer: Answer) -> list[str]:
-    """The warnings of a stored ``answer`` in the reader's language (``qa.results.answer_warnings``)."""
-    return _answer_warnings(answer, answer.verdict)
+    """The warnings of a stored ``answer`` in the reader's language (``qa.results.verdict_warnings``)."""
+    return verdict_warnings(answer.verdict)
 
 
 def _clarification_options(answer: Answer) -> list[ClarificationOption]:

@@ -69,6 +69,19 @@ class AnswerResult:
     withheld: bool = False
 
     @classmethod
+    def made(
+        cls, answer: Answer, verdict: Verdict, citations: list[Citation], hits: Sequence[RetrievedChunk]
+    ) -> AnswerResult:
+        """The result of an answer just stored, from the values its service holds (nothing is read back).
+
+        Its asker may read it (it was built from what they may read), so it is not withheld.
+        """
+        stale = answer.response_type == Answer.ResponseType.ANSWER and is_stale(citations)
+        return cls(
+            answer, verdict, citations=citations, sections=[SourceSection.from_hit(h) for h in hits], stale=stale
+        )
+
+    @classmethod
     def from_answer(cls, answer: Answer) -> AnswerResult:
         """The result of an answer stored earlier (prefetch its citations: ``qa.selectors.with_citations``)."""
         if is_withheld(answer):
@@ -96,7 +109,7 @@ class AnswerResult:
     @property
     def warnings(self) -> list[str]:
         """The verifier's warnings in the reader's language, the stale notice first when stale."""
-        warnings = answer_warnings(self.answer, self.verdict)
+        warnings = verdict_warnings(self.verdict)
         return [str(STALE_MESSAGE), *warnings] if self.stale else warnings
 
 
@@ -116,30 +129,20 @@ def is_stale(citations: Iterable[Citation]) -> bool:
     return False
 
 
-def answer_warnings(answer: Answer, verdict: Verdict) -> list[str]:
-    """The verifier's warnings in the reader's language; labels for its flags when it stored none.
+def verdict_warnings(verdict: Verdict) -> list[str]:
+    """The verdict's warnings in the reader's language; labels for its flags when it has none.
 
-    The verdict keeps each warning as (msgid, params) besides the Japanese
-    text, so it is translated when shown, not when stored.
+    Each warning is kept as (msgid, params) (``Verdict.from_answer``), so it is
+    translated when shown, not when stored.
     """
     warnings: list[str] = []
-    # A row stored without a verdict (made by hand) has only the warnings column.
-    items = verdict.warning_templates or verdict.warnings or answer.warnings or []
-    for item in items:
-        text: object = item
-        if isinstance(item, dict) and item.get("template"):
-            try:
-                text = gettext(item["template"]).format(**(item.get("params") or {}))
-            except (KeyError, IndexError, ValueError):
-                text = item["template"]
-        elif isinstance(item, dict):
-            text = item.get("message") or item.get("text") or ""
-        if text and str(text) not in warnings:
-            warnings.append(str(text))
+    for item in verdict.warning_templates:
+        try:
+            text = gettext(item["template"]).format(**(item.get("params") or {}))
+        except (KeyError, IndexError, ValueError):
+            text = item["template"]
+        if text and text not in warnings:
+            warnings.append(text)
     if not warnings:
-        warnings = [str(FLAG_LABELS[f]) for f in answer.flags if f in FLAG_LABELS]
+        warnings = [str(FLAG_LABELS[f]) for f in verdict.flags if f in FLAG_LABELS]
     return warnings
-
-
-def sections_of(hits: Sequence[RetrievedChunk]) -> list[SourceSection]:
-    return [SourceSection.from_hit(hit) for hit in hits]

@@ -45,12 +45,11 @@ from qa.examples import EXAMPLE_TITLE_PREFIX, ChunkFinder, example_answer_row
 from qa.decision import ASK_BACK, NOT_FOUND, Calibration, decide
 from qa.question import Question, analyse_question
 from qa.hit_vectors import sentence_matrices
-from qa.results import AnswerResult, is_stale, sections_of
+from qa.results import AnswerResult
 from qa.retrieval import SearchResult, evidence_for, measure_question, search
 from qa.types import ProviderAnswer, ProviderConfigurationError, ProviderError, RetrievedChunk
 from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN
 from verification.meaning import MeaningCheck
-from verification.flags import FLAG_NAMES
 from verification.verdict import Verdict, verify
 
 log = logging.getLogger(__name__)
@@ -175,8 +174,7 @@ def answer_question(
         )
     answer.latency_ms = (time.perf_counter() - started) * 1000
     citations = _save_exchange(answer, generated, result.hits, user=user, conversation=conversation, text=text)
-    stale = answer.response_type == Answer.ResponseType.ANSWER and is_stale(citations)
-    return AnswerResult(answer, verdict, citations=citations, sections=sections_of(result.hits), stale=stale)
+    return AnswerResult.made(answer, verdict, citations, result.hits)
 
 
 def _check_targets(user: User, conversation: Conversation | None, document: Document | None) -> None:
@@ -271,13 +269,8 @@ def _store_abstention(answer: Answer, *, english: bool) -> Verdict:
 
 
 def _apply_verdict(answer: Answer, verdict: Verdict) -> Verdict:
-    """Copy what the verdict concluded onto the answer row (confidence, flags, warnings, the verdict itself)."""
-    answer.confidence = verdict.confidence
-    answer.verification = verdict.to_dict()
-    answer.warnings = list(verdict.warnings)
-    answer.needs_review = verdict.needs_review
-    for name in FLAG_NAMES:
-        setattr(answer, f"flag_{name}", name in verdict.flags)
+    """Store ``verdict`` on the answer row (``Answer.store_verdict``, not saved yet) and hand it on."""
+    answer.store_verdict(verdict)
     return verdict
 
 
@@ -574,9 +567,8 @@ def example_answers_load(*, examples: list[dict], user: User) -> int:
         if example["question"] in stored:
             continue
         answer, citations = example_answer_row(example, finder)
-        # The stored verdict decides confidence, flags and warnings, as for an answer made now.
-        _apply_verdict(answer, Verdict.from_dict(example["verification"]))
-        answer.verification = example["verification"]
+        # The example's verdict decides confidence, flags and warnings, as for an answer made now.
+        answer.store_verdict(Verdict.from_dict(example["verification"]))
         with transaction.atomic():
             answer.user = user
             answer.conversation = Conversation.objects.create(

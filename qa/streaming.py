@@ -30,7 +30,7 @@ from django.utils.translation import gettext, gettext_noop
 
 from documents.models import Document
 from qa import services
-from qa.models import Conversation
+from qa.models import Answer, Conversation
 from qa.providers import Provider, get_provider
 from qa.providers.base import GenerateOptions, StreamingProvider, failure_message, stream_at_once
 from qa.results import AnswerResult
@@ -264,25 +264,9 @@ def _mark_fallback(result: AnswerResult, relay: _Relay) -> AnswerResult:
         warning_templates=[label, *result.verdict.warning_templates],
         needs_review=True,
     )
-    answer.warnings = [FALLBACK_LABEL, *answer.warnings]
-    verification = dict(answer.verification or {})
-    if isinstance(verification.get("warning_templates"), list):
-        verification["warning_templates"] = [label, *verification["warning_templates"]]
-    answer.verification = verification
+    answer.store_verdict(verdict)
     failed = {"provider": answer.provider, "model": answer.model_name, "reason": relay.fallback_reason}
     answer.usage = {**(answer.usage or {}), "fallback": failed}
     answer.provider, answer.model_name = relay.extractive.name, relay.extractive.model
-    answer.needs_review = True
-    answer.flag_provider_error = True
-    answer.save(
-        update_fields=[
-            "warnings",
-            "verification",
-            "usage",
-            "needs_review",
-            "flag_provider_error",
-            "provider",
-            "model_name",
-        ]
-    )
+    answer.save(update_fields=[*Answer.VERDICT_FIELDS, "usage", "provider", "model_name"])
     return replace(result, verdict=verdict)
