@@ -76,10 +76,8 @@ class AnswerResult:
 
         Its asker may read it (it was built from what they may read), so it is not withheld.
         """
-        stale = answer.response_type == Answer.ResponseType.ANSWER and is_stale(citations)
-        return cls(
-            answer, verdict, citations=citations, sections=[SourceSection.from_hit(h) for h in hits], stale=stale
-        )
+        sections = [SourceSection.from_hit(h) for h in hits]
+        return cls(answer, verdict, citations=citations, sections=sections, stale=_shown_stale(answer, citations))
 
     @classmethod
     def from_answer(cls, answer: Answer) -> AnswerResult:
@@ -92,7 +90,7 @@ class AnswerResult:
             verdict=answer.verdict,
             citations=citations,
             sections=[SourceSection.from_snapshot(item) for item in answer.retrieved or [] if isinstance(item, dict)],
-            stale=answer.response_type == Answer.ResponseType.ANSWER and is_stale(citations),
+            stale=_shown_stale(answer, citations),
         )
 
     @property
@@ -127,6 +125,11 @@ def is_stale(citations: Iterable[Citation]) -> bool:
         if citation.document.live_version_id != citation.version_id:
             return True
     return False
+
+
+def _shown_stale(answer: Answer, citations: list[Citation]) -> bool:
+    """Whether ``answer`` is shown as stale: only an answer (not a question asked back) quotes documents."""
+    return answer.response_type == Answer.ResponseType.ANSWER and is_stale(citations)
 
 
 def verdict_warnings(verdict: Verdict) -> list[str]:
