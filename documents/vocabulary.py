@@ -45,6 +45,7 @@ _TO_KATAKANA = {code: code + 0x60 for code in range(0x3041, 0x3097)}
 _NOUN = "名詞"
 _NOT_A_TERM = frozenset({"数詞", "助動詞語幹"})
 _SUFFIX = "接尾辞"
+_PROPER = "固有名詞"
 
 _local = threading.local()
 _dictionary_lock = threading.Lock()
@@ -61,6 +62,8 @@ class Word:
     noun: bool
     # A compound's shorter words (Sudachi's split mode B: 申請期限 → 申請, 期限); empty for a simple word.
     parts: tuple[Word, ...] = ()
+    # A proper noun by the dictionary (a company, person or place name: ソニー, 山田, 大阪).
+    proper: bool = False
 
     @property
     def is_break(self) -> bool:
@@ -145,7 +148,9 @@ def analyse(text: str) -> list[Word]:
             word = _word(m)
             if word.noun:
                 parts = tuple(_word(part) for part in m.split(_split_mode_b())) if len(surface) > 2 else ()
-                word = Word(word.surface, word.reading, word.normalized, True, parts if len(parts) > 1 else ())
+                word = Word(
+                    word.surface, word.reading, word.normalized, True, parts if len(parts) > 1 else (), word.proper
+                )
             words.append(word)
     return words
 
@@ -154,7 +159,8 @@ def _word(m: Any) -> Word:
     """A Sudachi morpheme as a :class:`Word`."""
     pos = m.part_of_speech()
     noun = (pos[0] == _NOUN and pos[1] not in _NOT_A_TERM) or (pos[0] == _SUFFIX and pos[1] == _NOUN)
-    return Word(m.surface(), katakana(m.reading_form()), fold(m.normalized_form()), noun)
+    proper = noun and pos[1] == _PROPER
+    return Word(m.surface(), katakana(m.reading_form()), fold(m.normalized_form()), noun, proper=proper)
 
 
 def _split_mode_b() -> Any:

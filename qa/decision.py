@@ -10,7 +10,10 @@ The rules, in the order they are tried:
 1. Off-topic (→ not found) when nothing retrieved is close to the question:
    ``REASON_NO_HITS`` (nothing the user may read), ``REASON_ENGLISH_UNKNOWN_SUBJECT``, ``REASON_ENGLISH_NAMES_NOTHING`` (an
    English question: no glossary or document word, and its best chunk below
-   the English floor), ``REASON_UNKNOWN_SUBJECT`` (a Japanese question whose
+   the English floor), ``REASON_UNKNOWN_NAME`` (a Japanese question names a
+   company, person or place that nothing the user may read names:
+   「ソニーの育児休業は？」 asks about another company's rules, however close our
+   own 育児休業 rule is in meaning), ``REASON_UNKNOWN_SUBJECT`` (a Japanese question whose
    subject is in nothing the user may read, and no sentence confidently close),
    ``REASON_NO_CLOSE_SENTENCE`` (no chunk confidently close and no sentence
    above the floor). ``REASON_ASPECT_ONLY`` overrides them for a question
@@ -41,6 +44,7 @@ REASON_NO_HITS = "no_hits"
 REASON_ENGLISH_UNKNOWN_SUBJECT = "english_unknown_subject"
 REASON_ENGLISH_NAMES_NOTHING = "english_names_nothing"
 REASON_UNKNOWN_SUBJECT = "unknown_subject"
+REASON_UNKNOWN_NAME = "unknown_name"
 REASON_NO_CLOSE_SENTENCE = "no_close_sentence"
 REASON_ASPECT_ONLY = "aspect_only"
 REASON_GENERIC = "generic"
@@ -106,10 +110,13 @@ class Evidence:
     hits' sentences; it is called only when a rule needs it (it may embed the
     question). ``names_something``: an English question names a word the
     glossary or the hits use (``qa.retrieval.names_something_retrieved``).
+    ``unknown_names``: the proper nouns of the question that nothing the user
+    may read names (``qa.vocabulary.unknown_names``).
     """
 
     hits: Sequence[RetrievedChunk]
     subject_unknown: bool = False
+    unknown_names: tuple[str, ...] = ()
     generic: bool = False
     one_document: bool = False
     names_something: bool = False
@@ -135,7 +142,13 @@ def decide(question: Question, evidence: Evidence, calibration: Calibration) -> 
     """Answer, ask back or not found for ``question`` given ``evidence`` (see the module docstring)."""
     off_topic = off_topic_reason(question, evidence, calibration)
     reasons: tuple[str, ...] = ()
-    if off_topic is not None and evidence.generic and not evidence.subject_unknown and question.terms:
+    if (
+        off_topic is not None
+        and evidence.generic
+        and not evidence.subject_unknown
+        and not evidence.unknown_names
+        and question.terms
+    ):
         # 「締め切りはいつ？」: only an aspect several documents have; ask which one, do not abstain.
         reasons = (off_topic, REASON_ASPECT_ONLY)
         off_topic = None
@@ -166,6 +179,8 @@ def off_topic_reason(question: Question, evidence: Evidence, calibration: Calibr
     """
     if not evidence.hits:
         return REASON_NO_HITS
+    if evidence.unknown_names and not question.english:
+        return REASON_UNKNOWN_NAME
     if calibration.off_topic_floor <= 0:
         return None
     top_chunk = max(h.similarity for h in evidence.hits)

@@ -36,7 +36,8 @@ from qa.fusion import Candidate
 from qa.question import Question, analyse_question
 from qa.hit_vectors import sentence_matrices
 from qa.types import RetrievedChunk
-from qa.vocabulary import TermMatch, vocabulary_matches, written_as_documents
+from verification.answer_types import carries_units
+from qa.vocabulary import TermMatch, unknown_names, vocabulary_matches, written_as_documents
 from ragportal.text import fold
 
 # Chunks each part of a two-part question adds to the whole question's.
@@ -56,6 +57,8 @@ class SearchResult:
     generic_question: bool = False
     # The question's subject is in nothing the user may read (:func:`unknown_subject`).
     subject_unknown: bool = False
+    # The question's proper nouns that nothing the user may read names (qa.vocabulary.unknown_names).
+    unknown_names: list[str] = field(default_factory=list)
     # The documents' terms the question's words reached by spelling, reading or meaning (qa.vocabulary).
     vocabulary: list[TermMatch] = field(default_factory=list)
     # The question with its kana and variant spellings written as the documents write them
@@ -134,7 +137,9 @@ def search(
         and document_id is None
         and generic_terms(question.terms, _document_texts(found.chunks.values()), spellings=expansion.added_keywords)
     )
+    hits += _asked_fact_in_the_best_document(question, hits, mode=mode)
     subject_unknown = _subject_unknown(question, found)
+    names = [] if question.english else unknown_names(question.spelled, version_ids=found.version_ids)
     for part in question.parts if question.two_part else ():
         part_hits = _retrieve(
             user, part.text, document_id=document_id, k=PART_HITS, mode=mode, llm=None, english=question.english
@@ -150,9 +155,47 @@ def search(
         short_question=question.short,
         generic_question=generic,
         subject_unknown=subject_unknown,
+        unknown_names=names,
         vocabulary=found.matches,
         written_query=found.written,
     )
+
+
+# Chunks of the best document added when none of its hits states the quantity asked for.
+FACT_HITS = 2
+
+
+def _asked_fact_in_the_best_document(
+    question: Question, hits: list[RetrievedChunk], *, mode: Mode
+) -> list[RetrievedChunk]:
+    """The best document's chunks that state a quantity the question asks for, when none of its hits does.
+
+    「360度フィードバックは何人に頼めばいい？」: every hit of the right document is about
+    360度フィードバック, and the number of people is in a chunk ranked below them.
+    Searched again within that document's live version only, and kept only when
+    they state the asked unit; they come after the hits, as weaker evidence.
+    """
+    units = question.whole.units
+    if not hits or not units:
+        return []
+    best = hits[0]
+    own = [h for h in hits if h.document_id == best.document_id]
+    if any(carries_units(asked, h.text) for asked in units for h in own):
+        return []
+    inside = _retrieve(
+        None,
+        question.spelled,
+        document_id=best.document_id,
+        k=settings.RAG_TOP_K * 2,
+        mode=mode,
+        llm=None,
+        version_ids=[best.version_id],
+        english=question.english,
+    ).hits
+    taken = {h.chunk_id for h in hits}
+    return [h for h in inside if h.chunk_id not in taken and any(carries_units(asked, h.text) for asked in units)][
+        :FACT_HITS
+    ]
 
 
 def _subject_unknown(question: Question, found: _Retrieved) -> bool:
@@ -256,7 +299,35 @@ def _hits(candidates: list[Candidate], chunks: dict[int, Chunk], *, k: int, per_
         min_similarity=settings.RAG_MIN_SIMILARITY,
         per_document=per_document,
     )
+    top += _more_of_the_best_document(candidates, top, chunks, extra=per_document)
     return [_retrieved(c, chunks[c.chunk_id]) for c in top]
+
+
+def _more_of_the_best_document(
+    candidates: list[Candidate], top: list[Candidate], chunks: dict[int, Chunk], *, extra: int
+) -> list[Candidate]:
+    """Up to ``extra`` more chunks of the best document, in fused order, that the per-document cap left out.
+
+    The cap keeps other documents in view (two documents that both fit are asked
+    back about); but the passage that states the answer is often the best
+    document's third or fourth chunk (a section's rule in one chunk, its figure in
+    the next). They come after the top ``k``, so every ranking and decision on
+    the top ``k`` stays as it was; the provider reads them as weaker evidence.
+    """
+    if not top:
+        return []
+    best_document = chunks[top[0].chunk_id].document_id
+    taken = {c.chunk_id for c in top}
+    # Only those ranked above the last chunk kept: the top k but for the cap.
+    ranked_above = candidates[: candidates.index(top[-1])]
+    return [
+        c
+        for c in ranked_above
+        if c.chunk_id not in taken
+        and c.chunk_id in chunks
+        and chunks[c.chunk_id].document_id == best_document
+        and (c.keyword_rank is not None or (c.similarity or 0.0) >= settings.RAG_MIN_SIMILARITY)
+    ][:extra]
 
 
 def _retrieved(candidate: Candidate, chunk: Chunk) -> RetrievedChunk:
@@ -356,6 +427,7 @@ def evidence_for(question: Question, result: SearchResult, *, one_document: bool
     return Evidence(
         hits=hits,
         subject_unknown=result.subject_unknown,
+        unknown_names=tuple(result.unknown_names),
         generic=result.generic_question,
         one_document=one_document,
         names_something=question.english and names_something_retrieved(question, hits, result.added_keywords),

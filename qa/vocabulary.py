@@ -37,7 +37,7 @@ from documents.embeddings import embed_queries
 from documents.vocabulary import Word, analyse, boundaries, has_kanji, katakana, unvoiced
 from documents.vocabulary_store import LiveVocabulary, live_vocabulary
 from qa.ambiguity import content_terms
-from ragportal.text import fold, is_english
+from ragportal.text import HIRAGANA, fold, is_english
 
 Via = Literal["spelling", "reading", "abbreviation", "meaning"]
 # A term's reading must be this long (kana) to be recognised in kana input: shorter ones collide by chance.
@@ -100,6 +100,37 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
     seen: set[str] = set()
     kept = [m for m in matches if m.term not in seen and not seen.add(m.term)]  # type: ignore[func-returns-value]
     return kept[:MAX_EXPANSIONS]
+
+
+_ALL_HIRAGANA = re.compile(f"[{HIRAGANA}ー]+")
+
+
+def unknown_names(text: str, *, version_ids: Sequence[int]) -> list[str]:
+    """The proper nouns of ``text`` (a company, person or place) that nothing in ``version_ids`` names.
+
+    Neither as written, nor normalised, nor by reading (ソニー, そにー). 「ソニーの育児休業は？」
+    over one company's rules asks about another company's: its rules are not in them.
+    Empty when there is no vocabulary (nothing indexed yet: nothing can be judged).
+    """
+    if not version_ids:
+        return []
+    vocabulary = live_vocabulary()
+    if not vocabulary.texts:
+        return []
+    df = vocabulary.document_frequency(version_ids)
+    by_reading = _Readings(vocabulary, df)
+    return [
+        w.surface
+        for w in question_words(text)
+        if w.proper
+        and len(w.surface) >= 2
+        # Casual kana input is cut into words by guesswork (けんこう → けん as a name): names are not written so.
+        and not _ALL_HIRAGANA.fullmatch(w.surface)
+        and not _used(w.surface, vocabulary, df)
+        and not any(df[row] > 0 for row in vocabulary.by_normalized.get(w.normalized, ()))
+        # Kanji names share readings too often to be matched by them (as in _by_word_reading).
+        and (has_kanji(w.surface) or by_reading.get(unvoiced(w.reading)) is None)
+    ]
 
 
 def written_as_documents(text: str, matches: Sequence[TermMatch]) -> str:

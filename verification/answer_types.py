@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ragportal.text import KANJI_IDEOGRAPHS, KATAKANA, MIDDLE_DOT, fold, is_english
 from ragportal.words import INTERROGATIVES, QUESTION_ENDINGS, REQUESTS, alternation
-from verification.quantities import extract_quantities
+from verification.quantities import MONEY_UNITS, extract_quantities
 
 DATE = "date"
 QUANTITY = "quantity"
@@ -36,11 +36,12 @@ NAME = "name"
 # What a question asks for, on NFKC + lower-cased text. Order matters only for reading.
 _ASKS: dict[str, re.Pattern[str]] = {
     DATE: re.compile(
-        r"いつ|期限|締め?切|〆切|何日まで|何日前|何曜日|何月|\bwhen\b|\bdeadline\b|\bby when\b|\bdue\b|"
+        r"いつ|期限|締め?切|〆切|何日まで|何日前|なんにち(まで|まえ)|何曜日|何月|\bwhen\b|\bdeadline\b|\bby when\b|\bdue\b|"
         r"\b(what|which) (date|day)\b"
     ),
     QUANTITY: re.compile(
         r"何(日|時間|回|年|ヶ月|か月|カ月|円|人|%|割|泊|枚|個|件|名|分|歳|時|週|万|倍|度)|いくら|いくつ|"
+        r"なん(にち|じ|かい|ねん|かげつ|にん|めい|ぷん|さい|パーセント|わり)|"
         r"どのくらい|どれくらい|どれだけ|上限|金額|\bhow (many|much|long|often|old)\b|\blimit\b|\bmaximum\b"
     ),
     CONTACT: re.compile(r"誰|だれ|どこ|連絡先|窓口|問い?合わせ|担当|\bwho\b|\bwhere\b|\bcontact\b|\bwhom\b"),
@@ -85,23 +86,25 @@ _STEP_WORDS = re.compile(
 # Units a quantity question asks for (canonical units of verification.quantities), in question order.
 # 何時間 before 何時; 営業時間 and 何時から ask for clock times.
 _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
-    (re.compile(r"何時間|\bhow many hours\b"), frozenset({"hour", "minute"})),
+    (re.compile(r"何時間|なんじかん|\bhow many hours\b"), frozenset({"hour", "minute"})),
     (
-        re.compile(r"何時|営業時間|時間帯|受付時間|\bwhat time\b|\b(opening|business|lunch|office|service) hours\b"),
+        re.compile(
+            r"何時|なんじ|営業時間|時間帯|受付時間|\bwhat time\b|\b(opening|business|lunch|office|service) hours\b"
+        ),
         frozenset({"clock"}),
     ),
-    (re.compile(r"何歳|\bwhat age\b|\bhow old\b"), frozenset({"age"})),
+    (re.compile(r"何歳|なんさい|\bwhat age\b|\bhow old\b"), frozenset({"age"})),
     (
-        re.compile(r"何営業日|何日|\bhow many days\b|\b(what|which) day of the month\b"),
+        re.compile(r"何営業日|何日|なんにち|\bhow many days\b|\b(what|which) day of the month\b"),
         frozenset({"day", "business_day"}),
     ),
-    (re.compile(r"何ヶ月|何か月|何カ月|\bhow many months\b"), frozenset({"month"})),
-    (re.compile(r"何年"), frozenset({"year"})),
-    (re.compile(r"何回|\bhow (many times|often)\b"), frozenset({"times"})),
-    (re.compile(r"いくら|何円|金額|\bhow much\b"), frozenset({"yen"})),
-    (re.compile(r"何%|何パーセント|何割|\bwhat percent"), frozenset({"percent"})),
-    (re.compile(r"何人|何名|\bhow many (people|persons)\b"), frozenset({"person"})),
-    (re.compile(r"何分"), frozenset({"minute"})),
+    (re.compile(r"何ヶ月|何か月|何カ月|なんかげつ|\bhow many months\b"), frozenset({"month"})),
+    (re.compile(r"何年|なんねん"), frozenset({"year"})),
+    (re.compile(r"何回|なんかい|\bhow (many times|often)\b"), frozenset({"times"})),
+    (re.compile(r"いくら|何円|金額|\bhow much\b"), MONEY_UNITS),
+    (re.compile(r"何%|何パーセント|何割|なんパーセント|なんわり|\bwhat percent"), frozenset({"percent"})),
+    (re.compile(r"何人|何名|なんにん|なんめい|\bhow many (people|persons)\b"), frozenset({"person"})),
+    (re.compile(r"何分|なんぷん"), frozenset({"minute"})),
     (re.compile(r"何週"), frozenset({"week"})),
     (re.compile(r"何泊"), frozenset({"night"})),
 )
@@ -216,7 +219,7 @@ def carries(answer_type: str, text: str) -> bool:
         return bool(_NUMBER_VALUE.search(norm))
     if answer_type == COST:
         return bool(_COST_WORDS.search(norm)) or any(
-            q.unit == "yen" for q in extract_quantities(norm, already_nfkc=True)
+            q.unit in MONEY_UNITS for q in extract_quantities(norm, already_nfkc=True)
         )
     if answer_type == NAME:
         return bool(_NAME_VALUE.search(norm))

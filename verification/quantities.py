@@ -41,6 +41,14 @@ _UNITS: list[tuple[str, str]] = [
     ("分", "minute"),
     ("秒", "second"),
     ("円", "yen"),
+    # Other currencies a company's rules state amounts in (a handbook of an international company).
+    ("米ドル", "usd"),
+    ("ドル", "usd"),
+    ("usd", "usd"),
+    ("ユーロ", "eur"),
+    ("eur", "eur"),
+    ("ポンド", "gbp"),
+    ("gbp", "gbp"),
     ("パーセント", "percent"),
     ("%", "percent"),
     ("泊", "night"),
@@ -73,13 +81,16 @@ _UNITS: list[tuple[str, str]] = [
 _KANJI_SAFE_UNITS = frozenset(
     {"month", "business_day", "year", "week", "day", "hour", "yen", "night", "times", "person", "count", "age"}
 )
+# Money in any currency: what 「いくら」 asks for.
+MONEY_UNITS = frozenset({"yen", "usd", "eur", "gbp"})
+_CURRENCY_SIGNS = {"¥": "yen", "$": "usd", "€": "eur", "£": "gbp"}
 _QUALIFIERS = ("以上", "以下", "未満", "以内", "超", "前", "後")
 
 _NUMBER = rf"(?:\d+(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|[{_KANJI_NUMERALS}])+"
 _UNIT_ALT = "|".join(re.escape(u) for u, _ in _UNITS)
 # The look-ahead lets the engine skip positions that cannot start a number (5x faster).
 _QUANTITY_RE = re.compile(
-    rf"(?=[¥$0-9{_KANJI_NUMERALS}])(?P<yen>[¥$])?\s?(?P<num>{_NUMBER})"
+    rf"(?=[¥$€£0-9{_KANJI_NUMERALS}])(?P<yen>[¥$€£])?\s?(?P<num>{_NUMBER})"
     rf"\s?(?P<unit>{_UNIT_ALT})?(?P<qual>{'|'.join(_QUALIFIERS)})?",
     re.IGNORECASE,
 )
@@ -144,7 +155,7 @@ def scan_quantities(normal: str) -> tuple[list[Quantity], str]:
         unit_text = m.group("unit") or ""
         unit = _UNIT_OF.get(unit_text.lower(), "") if unit_text else ""
         if m.group("yen"):
-            unit = "yen" if m.group("yen") == "¥" else "usd"
+            unit = _CURRENCY_SIGNS[m.group("yen")]
         has_digit = any(c.isdigit() for c in num)
         if not has_digit and unit not in _KANJI_SAFE_UNITS:
             continue

@@ -156,6 +156,7 @@ class _Candidate:
     meaning: float = 0.0
     # A table row's header cells: the row is shown under them (``table_answer``).
     header: tuple[str, ...] = ()
+    heading: bool = False
 
     @property
     def shown(self) -> str:
@@ -549,6 +550,7 @@ class ExtractiveProvider:
             score,
             sentence.meaning,
             sentence.header,
+            sentence.heading,
         )
 
     def _meaning_share(self, meaning: float, scale: tuple[float, float] | None = None) -> float:
@@ -601,7 +603,11 @@ class ExtractiveProvider:
             return []
         candidates = [best] + [c for c in candidates if c is not best]
         chosen = [best]
-        if limit > 1 and _needs_context(best.text, part.text):
+        if limit > 1 and _is_question(best.text):
+            # A document's own question (an FAQ's 「Q: …ですか？」) matches the asker's words best, and
+            # its answer is what follows it: quoted after it, up to the next question or heading.
+            chosen += _answer_after(candidates, best)[: limit - 1]
+        elif limit > 1 and _needs_context(best.text, part.text):
             previous = _previous_in_chunk(candidates, best)
             if previous is not None:
                 chosen = [previous, best]
@@ -812,6 +818,28 @@ def _whole_table(row: _Candidate, text: str) -> _Candidate:
 def _same_document(documents: Sequence[str], a: int, b: int) -> bool:
     """Whether chunks ``a`` and ``b`` come from one document (one chunk, when documents are not known)."""
     return documents[a] == documents[b] if documents else a == b
+
+
+# A sentence that asks (an FAQ's question), however it is emphasised: 「**Q: …ですか？**」.
+_QUESTION_SENTENCE = re.compile(r"[?？][\s*_」』)）]*$")
+
+
+def _is_question(sentence: str) -> bool:
+    return bool(_QUESTION_SENTENCE.search(sentence.strip()))
+
+
+def _answer_after(candidates: list[_Candidate], question: _Candidate) -> list[_Candidate]:
+    """The sentences after ``question`` in its chunk, in order, up to the next question or heading."""
+    following = sorted(
+        (c for c in candidates if c.chunk_index == question.chunk_index and c.start >= question.end),
+        key=lambda c: c.start,
+    )
+    answer: list[_Candidate] = []
+    for sentence in following:
+        if _is_question(sentence.text) or sentence.heading:
+            break
+        answer.append(sentence)
+    return answer
 
 
 def _previous_in_chunk(candidates: list[_Candidate], sentence: _Candidate) -> _Candidate | None:

@@ -17,6 +17,7 @@ from qa.decision import (
     REASON_ENGLISH_UNKNOWN_SUBJECT,
     REASON_GENERIC,
     REASON_NO_CLOSE_SENTENCE,
+    REASON_UNKNOWN_NAME,
     REASON_NO_HITS,
     REASON_ON_TOPIC,
     REASON_ONE_DOCUMENT,
@@ -61,6 +62,9 @@ CASES = [
     (LONG_JA, LOOSE, {}, 0.80, NOT_FOUND, (REASON_NO_CLOSE_SENTENCE,)),
     (LONG_JA, CLOSE, {"subject_unknown": True}, 0.86, NOT_FOUND, (REASON_UNKNOWN_SUBJECT,)),
     (LONG_JA, CLOSE, {"subject_unknown": True}, 0.90, ANSWER, (REASON_ON_TOPIC,)),  # a sentence says it after all
+    # Another company's rules however close ours are: 「ソニーの経費精算は…」.
+    (LONG_JA, CLOSE, {"unknown_names": ("ソニー",)}, 0.95, NOT_FOUND, (REASON_UNKNOWN_NAME,)),
+    (SHORT_JA, TIED, {"unknown_names": ("ソニー",), "one_document": True}, 0.95, NOT_FOUND, (REASON_UNKNOWN_NAME,)),
     (EN, LOOSE, {}, 0.0, ANSWER, (REASON_ON_TOPIC,)),  # its best chunk reaches the English floor
     (EN, [_hit(1, 0.79)], {}, 0.0, NOT_FOUND, (REASON_ENGLISH_NAMES_NOTHING,)),
     (EN, [_hit(1, 0.79)], {"names_something": True}, 0.0, ANSWER, (REASON_ON_TOPIC,)),

@@ -384,3 +384,21 @@ def test_llm_keywords_refuse_the_offline_provider(settings):
     settings.RAG_PROVIDER = "extractive"
     with pytest.raises(ProviderConfigurationError):
         llm_keywords("有給は何日？")
+
+
+def test_the_best_documents_chunks_left_out_by_the_cap_follow_the_top_k() -> None:
+    """The per-document cap keeps other documents in the top k; the best document's next chunks, which would
+    have been in it but for the cap, come after it (a rule in one chunk, its figure in the next)."""
+    from types import SimpleNamespace
+
+    from qa.fusion import Candidate
+    from qa.retrieval import _more_of_the_best_document, apply_floor_and_diversity
+
+    document_of = {1: 10, 2: 10, 3: 10, 4: 20, 5: 10, 6: 30, 7: 10}
+    ranked = [Candidate(chunk_id=i, score=1.0 / i, similarity=0.9, keyword_rank=i) for i in document_of]
+    chunks = {pk: SimpleNamespace(document_id=doc) for pk, doc in document_of.items()}
+    top = apply_floor_and_diversity(ranked, document_of, k=3, min_similarity=0.5, per_document=2)
+    assert [c.chunk_id for c in top] == [1, 2, 4]
+    more = _more_of_the_best_document(ranked, top, chunks, extra=2)  # type: ignore[arg-type]
+    # Chunk 3 ranked above the last kept one (4); 5 and 7 did not, and 6 is another document.
+    assert [c.chunk_id for c in more] == [3]

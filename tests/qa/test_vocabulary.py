@@ -96,3 +96,72 @@ def test_a_document_whose_words_share_a_spelling_across_analyses_goes_live(inges
     assert document.status == Document.Status.READY, document.status_message
     links = list(VersionTerm.objects.filter(version=document.live_version).values_list("term_id", flat=True))
     assert links and len(links) == len(set(links))
+
+
+def test_a_question_about_another_companys_rules_is_not_answered_with_ours(corpus, employee, ingest):
+    """「ソニーの育児休業」 names a company nothing here mentions: our own 育児休業 rule is not its answer.
+
+    A name the documents do use is no reason to abstain, written in kana or as written.
+    """
+    other = answer_question(user=employee, text="ソニーの育児休業は子どもが何歳になるまで取れますか？")
+    assert other.response_type == Answer.ResponseType.NOT_FOUND
+    assert "1歳6ヶ月" not in other.answer_text
+
+    ingest(
+        text="# 提携施設\n\n## 保養所\nトヨタ記念保養所は、社員とその家族が年2回まで利用できます。\n",
+        filename="resort.md",
+    )
+    named = answer_question(user=employee, text="トヨタ記念保養所は年に何回使えますか？")
+    assert named.response_type == Answer.ResponseType.ANSWER and "年2回" in named.answer_text
+    ours = answer_question(user=employee, text="育児休業は子どもが何歳になるまで取れますか？")
+    assert ours.response_type == Answer.ResponseType.ANSWER and "1歳6ヶ月" in ours.answer_text
+
+
+FEEDBACK_SECTIONS = "".join(
+    f"## 360度フィードバックの{topic}\n"
+    + f"360度フィードバックの{topic}について説明します。360度フィードバックは成長のための対話の道具です。" * 6
+    + "\n\n"
+    for topic in (
+        "目的",
+        "進め方",
+        "受け取り方",
+        "振り返り",
+        "注意点",
+        "時期",
+        "対象者",
+        "記入方法",
+        "結果の共有",
+        "質問",
+    )
+)
+FEEDBACK = (
+    "# 360度フィードバック\n\n"
+    + FEEDBACK_SECTIONS
+    + "## 運用メモ\nツールの通知設定は管理画面で変更できます。アカウントの権限は年度初めに見直します。"
+    + "提供者は3〜5人を目安に選びます。画面の表示言語は個人設定で切り替えられます。ログは90日間保存されます。\n"
+)
+
+
+def test_the_number_asked_for_is_looked_for_in_the_best_document_when_its_hits_lack_it(ingest, employee, settings):
+    """Every hit of the right document is about the topic and none states the count asked for (何人):
+    the document is searched again and its chunk that states a number of people follows the hits.
+    A question that asks for no quantity, or hits that state one, search nothing more."""
+    from qa.question import analyse_question
+    from qa.retrieval import _asked_fact_in_the_best_document
+
+    settings.RAG_CHUNK_SIZE = 200
+    ingest(text=FEEDBACK, filename="360-feedback.md")
+    for name, text in (("leave.md", LEAVE), ("expenses.md", EXPENSES)):
+        ingest(text=text, filename=name)
+    question = analyse_question("360度フィードバックは何人くらいに頼めばいい？")
+    hits = search(user=employee, query=question.text).hits
+    # As retrieval ranks them on a larger handbook: the document's topic chunks first, then others.
+    about_the_topic = [h for h in hits if h.filename == "360-feedback.md" and "3〜5人" not in h.text]
+    about_the_topic += [h for h in hits if h.filename != "360-feedback.md"]
+    assert about_the_topic[0].filename == "360-feedback.md"
+
+    added = _asked_fact_in_the_best_document(question, about_the_topic, mode="hybrid")
+    assert [h.filename for h in added] == ["360-feedback.md"] and "3〜5人" in added[0].text
+    assert not _asked_fact_in_the_best_document(question, hits, mode="hybrid")  # a hit states it already
+    topic_only = analyse_question("360度フィードバックの目的は？")
+    assert not _asked_fact_in_the_best_document(topic_only, about_the_topic, mode="hybrid")

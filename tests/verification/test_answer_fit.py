@@ -6,6 +6,7 @@ import pytest
 
 from qa.types import AnswerBlock, Citation, RetrievedChunk
 from verification.answer_fit import answer_fit
+from verification.quantities import MONEY_UNITS
 from verification.answer_types import (
     CONTACT,
     COST,
@@ -45,7 +46,7 @@ def test_what_a_question_asks_for(question: str, types: list[str]) -> None:
 
 def test_each_quantity_of_a_two_part_question_is_asked_for_in_its_unit() -> None:
     units = asked_units("在宅勤務は週何日までできて、手当は月いくらですか？")
-    assert units == [frozenset({"day", "business_day"}), frozenset({"yen"})]
+    assert units == [frozenset({"day", "business_day"}), MONEY_UNITS]
     assert asked_units("入社初日は何時に行けばいい？") == [frozenset({"clock"})]
 
 
@@ -166,9 +167,33 @@ def test_english_questions_ask_for_clock_times_ages_and_days(question: str, unit
     assert asked_units(question) == units
 
 
+@pytest.mark.parametrize(
+    "amount", ["1人あたり100ドル", "上限は300米ドル", "$125まで", "24 EUR", "€50", "£20", "15,000円"]
+)
+def test_how_much_is_answered_by_an_amount_in_any_currency(amount: str) -> None:
+    """An international company's rules state amounts in dollars or euros: those answer 「いくら」 too."""
+    (money,) = asked_units("ワーキンググループボーナスは1人いくら？")
+    assert carries_units(money, amount)
+    assert not carries_units(money, "申請は5日前までに行います")
+
+
 def test_a_counter_question_is_answered_only_by_a_number_with_that_counter() -> None:
     (digits,) = asked_units("リモート接続のときに入れるコードは何桁？")
     assert carries_units(digits, "認証アプリに表示される6桁のコードを入力します。")
     assert not carries_units(digits, "全体会議と部署ミーティングを行うため、リモートワークはできません。")
     (distance,) = asked_units("何キロ以上離れていたら出張になる？")
     assert carries_units(distance, "通常の勤務地から片道100km以上の移動を出張とします。")
+
+
+@pytest.mark.parametrize(
+    ("question", "units"),
+    [
+        ("もだんへるすのせらぴーはねんになんかい？", [frozenset({"times"})]),
+        ("けいひせいさんはなんにちまで？", [frozenset({"day", "business_day"})]),
+        ("なんじかんまで残業できる？", [frozenset({"hour", "minute"})]),
+        ("なんにんまで参加できる？", [frozenset({"person"})]),
+    ],
+)
+def test_a_question_typed_in_kana_asks_for_the_same_units(question: str, units: list[frozenset[str]]) -> None:
+    assert asked_units(question) == units
+    assert "quantity" in asked_types(question)

@@ -14,7 +14,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from qa.evaluation.evaluate import progress_printer
 from qa.evaluation.golden import GOLDEN_QUERIES, SPLITS, ask_golden, failures_text, load_golden, summarise, summary_text
 from qa.evaluation.portal import throwaway_portal
-from qa.models import SynonymEntry
+from qa.models import CorpusCalibration, SynonymEntry
+from qa.services import current_calibration
 
 # The settings a run depends on most, kept in the JSON so runs can be compared.
 REPORTED_SETTINGS = (
@@ -68,6 +69,8 @@ class Command(BaseCommand):
         )
         with portal:
             synonyms = SynonymEntry.objects.count()  # the demo glossary's entries; none with --no-glossary
+            # What the answers were judged with: the corpus's calibration when one is stored, else the settings'.
+            applied, calibrated = current_calibration(), CorpusCalibration.objects.exists()
             try:
                 results = ask_golden(queries, progress=None if quiet else progress_printer("questions"))
             except ValueError as exc:
@@ -75,7 +78,8 @@ class Command(BaseCommand):
         summary = summarise(results)
         self.stdout.write(
             f"portal evaluation: {len(queries)} golden questions as 'employee', provider {settings.RAG_PROVIDER}, "
-            f"confidence thresholds {settings.RAG_CONFIDENCE_HIGH}/{settings.RAG_CONFIDENCE_MEDIUM}, "
+            f"confidence thresholds {applied.confident:.4f}/{applied.medium:.4f} "
+            f"({'calibrated' if calibrated else 'settings'}), "
             f"{synonyms} synonym dictionary entries\n"
         )
         self.stdout.write(summary_text(summary))

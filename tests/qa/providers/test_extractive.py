@@ -47,6 +47,23 @@ def test_sentence_with_the_asked_fact_completes_a_topic_only_match():
     ]
 
 
+def test_a_documents_own_question_is_answered_by_what_follows_it():
+    """An FAQ's question matches the asker's words best; its answer is the sentences after it, not the next question."""
+    chunk = make_chunk(
+        0,
+        "**Q: 初日までに会社のノートパソコンが届かない場合はどうすればよいですか？**\n\n"
+        "A: 一時的に個人のノートパソコンを使用して構いません。届くまでセットアップ作業は延期してください。\n\n"
+        "**Q: 購入したモニターの払い戻しはどう受けますか？**\n\nA: 経費として申請してください。",
+        "onboarding-faq.md",
+        "よくある質問",
+    )
+    answer = ExtractiveProvider().generate("初日までにノートPCが届かなかったらどうすればいい？", [chunk])
+    texts = [b.text.strip() for b in answer.blocks]
+    assert texts[0].endswith("どうすればよいですか？")
+    assert "A: 一時的に個人のノートパソコンを使用して構いません。" in texts
+    assert not any("モニター" in t or "経費として" in t for t in texts)
+
+
 def test_answer_follows_the_best_chunk_not_the_first(policy_chunks):
     answer = ExtractiveProvider().generate("体調不良のときはいつまでに連絡すればいい？", policy_chunks)
     assert _spans(answer)[0][0] == 1
