@@ -103,7 +103,7 @@ def test_a_question_about_another_companys_rules_is_not_answered_with_ours(corpu
 
     A name the documents do use is no reason to abstain, written in kana or as written.
     """
-    other = answer_question(user=employee, text="ソニーの育児休業は子どもが何歳になるまで取れますか？")
+    other = answer_question(user=employee, text="ソニーの育児休業は子どもが何歳になるまで取れますか？").answer
     assert other.response_type == Answer.ResponseType.NOT_FOUND
     assert "1歳6ヶ月" not in other.answer_text
 
@@ -111,9 +111,9 @@ def test_a_question_about_another_companys_rules_is_not_answered_with_ours(corpu
         text="# 提携施設\n\n## 保養所\nトヨタ記念保養所は、社員とその家族が年2回まで利用できます。\n",
         filename="resort.md",
     )
-    named = answer_question(user=employee, text="トヨタ記念保養所は年に何回使えますか？")
+    named = answer_question(user=employee, text="トヨタ記念保養所は年に何回使えますか？").answer
     assert named.response_type == Answer.ResponseType.ANSWER and "年2回" in named.answer_text
-    ours = answer_question(user=employee, text="育児休業は子どもが何歳になるまで取れますか？")
+    ours = answer_question(user=employee, text="育児休業は子どもが何歳になるまで取れますか？").answer
     assert ours.response_type == Answer.ResponseType.ANSWER and "1歳6ヶ月" in ours.answer_text
 
 
