@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -328,7 +329,8 @@ def _version_add(
 
 
 def _chunks_store(version: DocumentVersion, spans: list[ChunkSpan]) -> None:
-    """Store the version's chunks."""
+    """Store the version's chunks (new rows hold no sentence vectors: see :func:`chunk_sentence_vectors`)."""
+    forget_stored_sentence_vectors()
     Chunk.objects.bulk_create(
         Chunk(
             version=version,
@@ -601,23 +603,60 @@ def _progress_recorder(
     return record
 
 
+# Chunk ids whose sentence vectors this process has written and committed. A chunk's text never
+# changes under its id (re-embedding in place keeps the rows and their text, and nothing clears
+# the vectors), so writing the row again would store the same matrix: an answer reads the vectors
+# of its hits twice (the best-sentence check, then the meaning check) from rows read before the first write.
+_vectors_stored: set[int] = set()
+_vectors_stored_lock = threading.Lock()
+# A bound on the memo (ids are small): past it, it starts again and a row may be written once more.
+_VECTORS_STORED_MAX = 200_000
+
+
+def forget_stored_sentence_vectors() -> None:
+    """Forget which rows this process stored vectors on: call it wherever chunk rows are created or cleared.
+
+    New rows may take ids that a rolled-back transaction handed out before (SQLite's
+    sequence rolls back with it), and a row whose vectors were cleared needs them again.
+    """
+    with _vectors_stored_lock:
+        _vectors_stored.clear()
+
+
+def _remember_stored(chunk_ids: list[int]) -> None:
+    with _vectors_stored_lock:
+        if len(_vectors_stored) + len(chunk_ids) > _VECTORS_STORED_MAX:
+            _vectors_stored.clear()
+        _vectors_stored.update(chunk_ids)
+
+
 def chunk_sentence_vectors(
     *, chunk_ids: Sequence[int], texts: Sequence[str], stored: Sequence[np.ndarray | None]
 ) -> list[np.ndarray]:
     """Sentence matrices of retrieved chunks (documents.sentence_vectors), made on first use and kept on their rows.
 
     ``stored``: what the rows held when they were read (None where nothing).
-    A chunk's matrix is made the first time it is retrieved; storing it is a
-    cache write, so when the database is busy (a long import holding SQLite's
-    write lock) it is skipped and the next retrieval makes it again.
+    A chunk's matrix is made the first time it is retrieved and written to its
+    row once per process: a row this process already stored is not written
+    again. Storing is a cache write, so when the database is busy (a long
+    import holding SQLite's write lock) it is skipped and the next retrieval
+    makes it again; a write rolled back with its transaction counts as never made.
     """
 
     def keep(positions: list[int], matrices: list[np.ndarray]) -> None:
-        rows = [Chunk(pk=chunk_ids[i], sentence_vectors=pack(m)) for i, m in zip(positions, matrices)]
+        with _vectors_stored_lock:
+            new = [(chunk_ids[i], m) for i, m in zip(positions, matrices) if chunk_ids[i] not in _vectors_stored]
+        if not new:
+            return
         try:
-            Chunk.objects.bulk_update(rows, ["sentence_vectors"], batch_size=200)
+            Chunk.objects.bulk_update(
+                [Chunk(pk=pk, sentence_vectors=pack(m)) for pk, m in new], ["sentence_vectors"], batch_size=200
+            )
         except OperationalError:
-            log.info("sentence vectors of %d chunks not stored (database busy)", len(rows))
+            log.info("sentence vectors of %d chunks not stored (database busy)", len(new))
+            return
+        # At once outside a transaction; inside one, only when it commits.
+        transaction.on_commit(lambda: _remember_stored([pk for pk, _m in new]))
 
     return vectors_for(list(texts), list(stored), keep=keep)
 

@@ -163,7 +163,7 @@ class AskAPI(QaAPIView):
         if isinstance(request.accepted_renderer, EventStreamRenderer):
             return _answer_stream(request, data.validated_data["text"], conversation, document)
         try:
-            answer = services.answer_question(
+            result = services.answer_question(
                 user=signed_in(request.user),
                 text=data.validated_data["text"],
                 conversation=conversation,
@@ -173,8 +173,7 @@ class AskAPI(QaAPIView):
             raise _field_errors(exc) from None
         except DenseIndexUnavailableError:
             raise SearchUnavailable(services.SEARCH_UNAVAILABLE) from None
-        answer = selectors.get_answer_for_user(request.user, answer.pk)
-        return Response(AnswerPayloadSerializer(answer).data)
+        return Response(AnswerPayloadSerializer(result).data)
 
 
 def _answer_stream(
@@ -190,24 +189,22 @@ def _answer_stream(
         raise _field_errors(exc) from None
     except DenseIndexUnavailableError:
         raise SearchUnavailable(services.SEARCH_UNAVAILABLE) from None
-    response = StreamingHttpResponse(_events(request, first, events), content_type=streaming.EVENT_STREAM)
+    response = StreamingHttpResponse(_events(first, events), content_type=streaming.EVENT_STREAM)
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
     return response
 
 
-def _events(
-    request: Request, first: streaming.StreamEvent, events: Generator[streaming.StreamEvent, None, None]
-) -> Iterator[bytes]:
-    """The SSE body: ``delta`` events, then ``answer`` (the stored answer's payload) or ``error``."""
+def _events(first: streaming.StreamEvent, events: Generator[streaming.StreamEvent, None, None]) -> Iterator[bytes]:
+    """The SSE body: ``delta`` events, then ``answer`` (the payload of the result handed over) or ``error``."""
     try:
         for event in itertools.chain([first], events):
             if isinstance(event, streaming.Delta):
                 yield sse_event("delta", {"text": event.text})
             elif isinstance(event, streaming.Done):
-                payload = AnswerPayloadSerializer(selectors.get_answer_for_user(request.user, event.answer.pk)).data
-                if event.answer.response_type == Answer.ResponseType.ERROR:
-                    yield sse_event("error", {"detail": event.answer.answer_text, "answer": payload})
+                payload = AnswerPayloadSerializer(event.result).data
+                if event.result.response_type == Answer.ResponseType.ERROR:
+                    yield sse_event("error", {"detail": event.result.answer.answer_text, "answer": payload})
                 else:
                     yield sse_event("answer", payload)
             else:

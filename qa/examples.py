@@ -64,6 +64,8 @@ def example_from_answer(answer: Answer) -> dict[str, Any]:
     ordinals = dict(Chunk.objects.filter(pk__in=_chunk_ids(answer)).values_list("pk", "ordinal"))
     return {
         **{name: getattr(answer, name) for name in ANSWER_FIELDS},
+        # The whole verdict (conclusions and checks), read through its one reader.
+        "verification": answer.verdict.to_dict(),
         "retrieved": [
             {**{k: v for k, v in item.items() if k not in _SNAPSHOT_IDS}, "ordinal": ordinals.get(item.get("chunk_id"))}
             for item in answer.retrieved

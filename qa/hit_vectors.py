@@ -15,7 +15,7 @@ from qa.types import RetrievedChunk
 
 
 def sentence_matrices(hits: Sequence[RetrievedChunk]) -> list[np.ndarray]:
-    """Each hit's sentence vectors (a row per sentence of ``sentence_spans``): stored, or made now and stored."""
+    """Each hit's sentence vectors (a row per sentence of ``sentence_spans``): stored, or made now and stored once."""
     return chunk_sentence_vectors(
         chunk_ids=[h.chunk_id for h in hits], texts=[h.text for h in hits], stored=[h.sentence_vectors for h in hits]
     )

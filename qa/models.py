@@ -9,9 +9,10 @@ from django.utils.translation import gettext_lazy as _
 from verification.flags import FLAG_NAMES
 from verification.verdict import Verdict
 
-# Flags are stored as indexed boolean columns (flag_<name>, one per entry of the
-# registry in verification.flags) so the review queue can filter on them; the
-# full verdict is kept in Answer.verification.
+# The verdict is stored once (Verdict.from_answer reads it, Answer.store_verdict writes it):
+# what it concluded in columns (confidence, flag_<name> per entry of the registry in
+# verification.flags, needs_review: indexed, the review queue filters on them; warnings
+# as (msgid, params)), and the checks behind the conclusions in Answer.verification.
 
 
 class SynonymEntry(models.Model):
@@ -86,7 +87,9 @@ class Answer(models.Model):
     provider = models.CharField(max_length=32, blank=True, db_index=True)
     model_name = models.CharField(max_length=100, blank=True)
     confidence = models.CharField(max_length=8, choices=Confidence.choices, blank=True, db_index=True)
+    # The verdict's checks (Verdict.checks): quote and sentence checks, grounded ratio, confidence steps.
     verification = models.JSONField(default=dict, blank=True)
+    # The verdict's warnings as {"template": msgid, "params": {...}}, translated when shown.
     warnings = models.JSONField(default=list, blank=True)
     # Snapshot of the retrieved chunks with their scores at answer time.
     retrieved = models.JSONField(default=list, blank=True)
@@ -139,8 +142,20 @@ class Answer(models.Model):
 
     @property
     def verdict(self) -> Verdict:
-        """The stored verdict, read back through its one typed reader (``Verdict.from_dict``)."""
-        return Verdict.from_dict(self.verification)
+        """The stored verdict, read back through its one typed reader (``Verdict.from_answer``)."""
+        return Verdict.from_answer(self)
+
+    def store_verdict(self, verdict: Verdict) -> None:
+        """Set (not save) the fields that hold ``verdict``: the one writer of a stored verdict."""
+        self.confidence = verdict.confidence
+        self.needs_review = verdict.needs_review
+        self.warnings = verdict.warning_templates or [{"template": w, "params": {}} for w in verdict.warnings]
+        self.verification = verdict.checks()
+        for name in FLAG_NAMES:
+            setattr(self, f"flag_{name}", name in verdict.flags)
+
+    # The fields store_verdict sets, for save(update_fields=...).
+    VERDICT_FIELDS = ("confidence", "needs_review", "warnings", "verification", *(f"flag_{n}" for n in FLAG_NAMES))
 
 
 class Citation(models.Model):

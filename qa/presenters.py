@@ -1,6 +1,7 @@
-"""Turn a stored Answer into the structured data the chat template and the API show.
+"""Turn an answer (``qa.results.AnswerResult``) into the structured data the chat template and the API show.
 
-Two consumers, one source of truth:
+Each takes the result ``qa.services.answer_question`` handed over, or a stored
+``Answer`` (read through ``AnswerResult.from_answer``). Two consumers, one source of truth:
 
 - ``answer_payload(answer)`` is the JSON shape of ``POST /api/v1/ask`` (and of
   ``manage.py ask --json``, the answer list/detail endpoints and the conversation
@@ -33,9 +34,11 @@ from markdown_it import MarkdownIt
 from documents.chunking import HEADING_SEPARATOR
 from qa.models import Answer, Citation
 from qa.quote_context import STORED_CHARS, context_is_whole, quote_in_context
-from qa.selectors import WITHHELD_MESSAGE, is_withheld
-from verification.confidence import shown_confidence as confidence_badge
-from verification.flags import FLAGS, sentence_reason
+from qa.results import AnswerResult, SourceSection
+from qa.results import verdict_warnings
+from qa.selectors import WITHHELD_MESSAGE
+from verification.flags import sentence_reason
+from verification.verdict import Verdict
 
 API_VERSION = "ragportal-1"
 
@@ -70,9 +73,6 @@ CONFIDENCE_LABELS = {
     "medium": _("信頼度: 中"),
     "low": _("信頼度: 低"),
 }
-
-# Shown when the verifier flagged something but stored no warning text for it.
-FLAG_LABELS = {flag.name: _(flag.user_label) for flag in FLAGS if flag.user_label}
 
 
 # --------------------------------------------------------------------------
@@ -127,14 +127,14 @@ def _block_spans(answer: Answer, text: str) -> list[tuple[_Span, list[int]]]:
     return [(_Span(0, len(text)), [])]
 
 
-def _unsupported_spans(answer: Answer, text: str) -> list[_Span]:
+def _unsupported_spans(verdict: Verdict, text: str) -> list[_Span]:
     """Spans of the answer text the verifier found unsupported, at the offsets it stored.
 
     The verifier located each sentence in this very text when the answer was
     made; offsets that no longer fit it (a replaced answer) mark nothing.
     """
     spans = []
-    for sentence in answer.verdict.sentences:
+    for sentence in verdict.sentences:
         if sentence.supported:
             continue
         body, start, end = str(sentence.text or ""), sentence.start, sentence.end
@@ -218,10 +218,10 @@ def _with_refs(piece: str, refs: str) -> str:
     return f"{body}{refs}{tail}"
 
 
-def _annotated_source(answer: Answer, text: str) -> str:
+def _annotated_source(answer: Answer, verdict: Verdict, text: str) -> str:
     """The answer text with placeholders: marks around unsupported spans, markers after cited blocks."""
     blocks = _block_spans(answer, text)
-    unsupported = _unsupported_spans(answer, text)
+    unsupported = _unsupported_spans(verdict, text)
     cuts = {0, len(text)}
     for span, _numbers in blocks:
         cuts.update((span.start, span.end))
@@ -241,10 +241,13 @@ def _annotated_source(answer: Answer, text: str) -> str:
     return "".join(out)
 
 
-def render_answer_html(answer: Answer) -> SafeString:
-    """The answer text as safe HTML, with ``[n]`` links after cited blocks and unsupported sentences in <mark>."""
+def render_answer_html(answer: Answer, verdict: Verdict | None = None) -> SafeString:
+    """The answer text as safe HTML, with ``[n]`` links after cited blocks and unsupported sentences in <mark>.
+
+    ``verdict``: the answer's, when the caller holds it (else read from the row).
+    """
     text = _clean_placeholders(answer.answer_text)
-    html = _markdown.render(_annotated_source(answer, text))
+    html = _markdown.render(_annotated_source(answer, verdict or answer.verdict, text))
     html = html.replace(_MARK_OPEN, '<mark class="unsupported">').replace(_MARK_CLOSE, "</mark>")
     html = _REF.sub(
         lambda m: f'<sup class="fnref"><a href="#fn-{answer.pk}-{m.group(1)}">[{m.group(1)}]</a></sup>',
@@ -339,54 +342,9 @@ def _footnote(answer: Answer, citation: Citation) -> Footnote:
     )
 
 
-STALE_MESSAGE = _("この回答の根拠となった文書は更新（または削除）されています")
-
-
-def is_stale(answer: Answer) -> bool:
-    """Whether a document version this answer quoted is no longer the live one (updated or deleted).
-
-    Citations whose quote never checked out quoted nothing real and do not count.
-    Uses ``citation.document``: prefetch with ``qa.selectors.with_citations``.
-    """
-    for citation in answer.citations.all():
-        if not citation.quote_verified:
-            continue
-        if citation.document is None or citation.version_id is None:
-            return True
-        if citation.document.live_version_id != citation.version_id:
-            return True
-    return False
-
-
-def shown_confidence(answer: Answer, *, stale: bool, graded: bool = True) -> str:
-    """The badge of ``answer`` (verification.confidence.shown_confidence: never 高 when stale)."""
-    return confidence_badge(answer.confidence or "", stale=stale, graded=graded)
-
-
 def answer_warnings(answer: Answer) -> list[str]:
-    """The verifier's warnings in the reader's language; labels for its flags when it stored none.
-
-    The verdict keeps each warning as (msgid, params) besides the Japanese
-    text, so it is translated when shown, not when stored.
-    """
-    verdict = answer.verdict
-    warnings: list[str] = []
-    # A row stored without a verdict (made by hand) has only the warnings column.
-    items = verdict.warning_templates or verdict.warnings or answer.warnings or []
-    for item in items:
-        text: object = item
-        if isinstance(item, dict) and item.get("template"):
-            try:
-                text = gettext(item["template"]).format(**(item.get("params") or {}))
-            except (KeyError, IndexError, ValueError):
-                text = item["template"]
-        elif isinstance(item, dict):
-            text = item.get("message") or item.get("text") or ""
-        if text and str(text) not in warnings:
-            warnings.append(str(text))
-    if not warnings:
-        warnings = [str(FLAG_LABELS[f]) for f in answer.flags if f in FLAG_LABELS]
-    return warnings
+    """The warnings of a stored ``answer`` in the reader's language (``qa.results.verdict_warnings``)."""
+    return verdict_warnings(answer.verdict)
 
 
 def _clarification_options(answer: Answer) -> list[ClarificationOption]:
@@ -407,12 +365,12 @@ def _clarification_options(answer: Answer) -> list[ClarificationOption]:
     return options
 
 
-def unsupported_sentences(answer: Answer) -> list[UnsupportedSentence]:
+def unsupported_sentences(answer: Answer, verdict: Verdict) -> list[UnsupportedSentence]:
     """The sentences marked in the answer (same offsets rule as the marks), each with its reason in words."""
     text = _clean_placeholders(answer.answer_text)
-    marked = {(span.start, span.end) for span in _unsupported_spans(answer, text)}
+    marked = {(span.start, span.end) for span in _unsupported_spans(verdict, text)}
     out = []
-    for sentence in answer.verdict.sentences:
+    for sentence in verdict.sentences:
         if (sentence.start, sentence.end) not in marked:
             continue
         missing = [str(m) for m in sentence.missing or [] if isinstance(m, str | int | float)]
@@ -438,36 +396,43 @@ def _withheld_view(answer: Answer) -> AnswerView:
     )
 
 
-def answer_view(answer: Answer) -> AnswerView:
-    """Build the template data for one answer (uses ``answer.citations``; prefetch it for lists).
+def _result(shown: AnswerResult | Answer) -> AnswerResult:
+    """``shown`` as a result: an answer stored earlier is read through ``AnswerResult.from_answer``."""
+    return shown if isinstance(shown, AnswerResult) else AnswerResult.from_answer(shown)
 
-    A withheld answer (``qa.selectors.is_withheld``) shows only ``WITHHELD_MESSAGE``.
+
+def answer_view(shown: AnswerResult | Answer) -> AnswerView:
+    """Build the template data for one answer: the result the service handed over, or a stored answer.
+
+    A stored answer's citations are read once (prefetch them for lists). A
+    withheld answer (``qa.selectors.is_withheld``) shows only ``WITHHELD_MESSAGE``.
     """
-    if is_withheld(answer):
+    result = _result(shown)
+    answer, verdict, stale = result.answer, result.verdict, result.stale
+    if result.withheld:
         return _withheld_view(answer)
     is_clarification = answer.response_type == Answer.ResponseType.CLARIFICATION
-    stale = answer.response_type == Answer.ResponseType.ANSWER and is_stale(answer)
+    is_answer = answer.response_type == Answer.ResponseType.ANSWER
     is_not_found = answer.response_type == Answer.ResponseType.NOT_FOUND
     # A question asked back and a "not found" are not graded answers: no confidence badge
     # (a red 低 read as an error); the template gives them their own neutral badge. An
     # answer the grounding gate withheld keeps its 低: it was built, then judged weak.
-    confidence = shown_confidence(answer, stale=stale, graded=not (is_clarification or is_not_found))
-    warnings = answer_warnings(answer) if answer.response_type == Answer.ResponseType.ANSWER else []
+    confidence = "" if is_clarification or is_not_found else result.confidence
     return AnswerView(
         answer=answer,
-        html=render_answer_html(answer) if not is_clarification else mark_safe(""),
+        html=render_answer_html(answer, verdict) if not is_clarification else mark_safe(""),
         response_type=answer.response_type,
         confidence=confidence,
         confidence_label=str(CONFIDENCE_LABELS.get(confidence, "")),
-        footnotes=[_footnote(answer, c) for c in answer.citations.all()],
-        warnings=[str(STALE_MESSAGE), *warnings] if stale else warnings,
+        footnotes=[_footnote(answer, c) for c in result.citations],
+        warnings=result.warnings if is_answer else [],
         stale=stale,
         is_abstention=is_not_found or answer.flag_low_grounding,
         is_error=answer.response_type == Answer.ResponseType.ERROR,
         clarification_message=str((answer.clarification or {}).get("message") or "") if is_clarification else "",
         clarification_options=_clarification_options(answer) if is_clarification else [],
         search_query=answer.search_query if answer.search_query and answer.search_query != answer.question else "",
-        unsupported=unsupported_sentences(answer) if answer.response_type == Answer.ResponseType.ANSWER else [],
+        unsupported=unsupported_sentences(answer, verdict) if is_answer else [],
     )
 
 
@@ -475,21 +440,20 @@ def answer_view(answer: Answer) -> AnswerView:
 # API payload
 
 
-def _sources_and_sections(answer: Answer) -> tuple[list[str], list[dict[str, Any]]]:
+def _sources_and_sections(sections: list[SourceSection]) -> tuple[list[str], list[dict[str, Any]]]:
     sources: list[str] = []
-    sections = []
-    for hit in answer.retrieved or []:
-        filename = str(hit.get("filename") or "")
-        if filename and filename not in sources:
-            sources.append(filename)
-        sections.append(
+    rows = []
+    for section in sections:
+        if section.filename and section.filename not in sources:
+            sources.append(section.filename)
+        rows.append(
             {
-                "filename": filename,
-                "section_title": str(hit.get("section") or ""),
-                "similarity_score": round(float(hit.get("similarity") or 0.0), 4),
+                "filename": section.filename,
+                "section_title": section.section,
+                "similarity_score": round(section.similarity, 4),
             }
         )
-    return sources, sections
+    return sources, rows
 
 
 def _withheld_payload(answer: Answer) -> dict[str, Any]:
@@ -531,20 +495,20 @@ def _withheld_payload(answer: Answer) -> dict[str, Any]:
     }
 
 
-def answer_payload(answer: Answer) -> dict[str, Any]:
+def answer_payload(shown: AnswerResult | Answer) -> dict[str, Any]:
     """The API shape of one answer (the reference project's fields, plus id, citations and flags).
 
-    Only the answer's own citations are included; callers must already have
-    checked that the requesting user may see ``answer``. An answer its asker
-    may no longer read (``qa.selectors.is_withheld``) comes back withheld.
+    ``shown``: the result the service handed over, or a stored answer. Only the
+    answer's own citations are included; callers must already have checked that
+    the requesting user may see it. An answer its asker may no longer read
+    (``qa.selectors.is_withheld``) comes back withheld.
     """
-    if is_withheld(answer):
+    result = _result(shown)
+    answer, verdict = result.answer, result.verdict
+    if result.withheld:
         return _withheld_payload(answer)
-    verdict = answer.verdict
-    sources, sections = _sources_and_sections(answer)
+    sources, sections = _sources_and_sections(result.sections)
     flags = answer.flags
-    stale = answer.response_type == Answer.ResponseType.ANSWER and is_stale(answer)
-    warnings = answer_warnings(answer)
     return {
         "id": answer.pk,
         "conversation": answer.conversation_id,
@@ -558,12 +522,12 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
         "clarification": answer.clarification or None,
         "sources": sources,
         "sections": sections,
-        "confidence": shown_confidence(answer, stale=stale) or None,
-        "stale": stale,
+        "confidence": result.confidence or None,
+        "stale": result.stale,
         "verification": {
             "citation_presence": verdict.citation_presence,
             "flags": flags,
-            "warnings": [str(STALE_MESSAGE), *warnings] if stale else warnings,
+            "warnings": result.warnings,
             "grounded_ratio": verdict.grounded_ratio if answer.verification else None,
             "quote_checks": [asdict(check) for check in verdict.quote_checks],
             "sentences": [asdict(sentence) for sentence in verdict.sentences],
@@ -580,7 +544,7 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
                 "end": c.end,
                 "quote_verified": c.quote_verified,
             }
-            for c in answer.citations.all()
+            for c in result.citations
         ],
         "flags": flags,
         "created_at": answer.created_at.isoformat() if answer.created_at else None,

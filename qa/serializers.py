@@ -17,6 +17,7 @@ from rest_framework import serializers
 
 from qa.models import Answer, Conversation, Feedback
 from qa.presenters import answer_payload
+from qa.results import AnswerResult
 
 # --- inputs -----------------------------------------------------------------
 
@@ -125,7 +126,7 @@ class AnswerPayloadSerializer(serializers.Serializer):
     flags = serializers.ListField(child=serializers.CharField())
     created_at = serializers.DateTimeField()
 
-    def to_representation(self, instance: Answer) -> dict[str, Any]:
+    def to_representation(self, instance: AnswerResult | Answer) -> dict[str, Any]:
         """``answer_payload(instance)`` through the declared fields: one it lacks raises, an extra key is dropped."""
         return super().to_representation(answer_payload(instance))
 

@@ -6,7 +6,8 @@ answer_question, one stage per line:
 2. expand and retrieve within what the user may read (qa.retrieval.search);
 3. decide: answer, ask back or not found (qa.decision.decide; the last two never call the provider);
 4. the provider writes a cited answer; verification checks it (+ one strict retry when ungrounded);
-5. store the Answer, its sources and Citation rows in one transaction.
+5. store the Answer, its sources and Citation rows in one transaction;
+6. hand the result forward (qa.results.AnswerResult): callers render it without reading the answer back.
 """
 
 from __future__ import annotations
@@ -44,11 +45,11 @@ from qa.examples import EXAMPLE_TITLE_PREFIX, ChunkFinder, example_answer_row
 from qa.decision import ASK_BACK, NOT_FOUND, Calibration, decide
 from qa.question import Question, analyse_question
 from qa.hit_vectors import sentence_matrices
+from qa.results import AnswerResult
 from qa.retrieval import SearchResult, evidence_for, measure_question, search
 from qa.types import ProviderAnswer, ProviderConfigurationError, ProviderError, RetrievedChunk
 from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN
 from verification.meaning import MeaningCheck
-from verification.flags import FLAG_NAMES
 from verification.verdict import Verdict, verify
 
 log = logging.getLogger(__name__)
@@ -121,8 +122,11 @@ def answer_question(
     conversation: Conversation | None = None,
     document: Document | None = None,
     provider: Provider | None = None,
-) -> Answer:
-    """Answer ``text`` for ``user`` and store everything a reviewer needs.
+) -> AnswerResult:
+    """Answer ``text`` for ``user``, store everything a reviewer needs, and return what to show.
+
+    The result carries the stored answer with its verdict, numbered citations
+    and retrieved sections, so the caller renders it as it is (``qa.presenters``).
 
     ``provider`` replaces the configured one (``qa.streaming`` passes the
     provider that streams the text as it arrives).
@@ -155,11 +159,11 @@ def answer_question(
     answer.usage["decision"] = decision.to_dict()
     generated: _Generated | None = None
     if decision.outcome == NOT_FOUND:
-        _store_abstention(answer, english=question.english)
+        verdict = _store_abstention(answer, english=question.english)
     elif decision.outcome == ASK_BACK:
-        _store_clarification(answer, list(decision.options), english=question.english)
+        verdict = _store_clarification(answer, list(decision.options), english=question.english)
     else:
-        generated = _answer_with_provider(
+        generated, verdict = _answer_with_provider(
             answer,
             question,
             result,
@@ -169,8 +173,8 @@ def answer_question(
             provider=provider,
         )
     answer.latency_ms = (time.perf_counter() - started) * 1000
-    _save_exchange(answer, generated, result.hits, user=user, conversation=conversation, text=text)
-    return answer
+    citations = _save_exchange(answer, generated, result.hits, user=user, conversation=conversation, text=text)
+    return AnswerResult.made(answer, verdict, citations, result.hits)
 
 
 def _check_targets(user: User, conversation: Conversation | None, document: Document | None) -> None:
@@ -217,8 +221,8 @@ def _save_exchange(
     user: User,
     conversation: Conversation | None,
     text: str,
-) -> None:
-    """Store ``answer`` in ``conversation`` (a new one titled after ``text`` when None).
+) -> list[Citation]:
+    """Store ``answer`` in ``conversation`` (a new one titled after ``text`` when None); its stored citations.
 
     One transaction, after the slow part: a database that fails here (a lock that
     outlasts its timeout) leaves neither a new conversation nor half an answer.
@@ -227,12 +231,13 @@ def _save_exchange(
         if conversation is None:
             conversation = Conversation.objects.create(user=user, title=text[:60])
         answer.conversation = conversation
-        _save(answer, generated, hits)
+        citations = _save(answer, generated, hits)
         Conversation.objects.filter(pk=conversation.pk).update(title=conversation.title or text[:60])
         conversation.save(update_fields=["updated_at"])
+    return citations
 
 
-def _store_clarification(answer: Answer, options: list[RetrievedChunk], *, english: bool) -> None:
+def _store_clarification(answer: Answer, options: list[RetrievedChunk], *, english: bool) -> Verdict:
     answer.response_type = Answer.ResponseType.CLARIFICATION
     message = (
         "Several documents could answer this. Which one do you mean?"
@@ -253,24 +258,20 @@ def _store_clarification(answer: Answer, options: list[RetrievedChunk], *, engli
             for h in options
         ],
     }
-    _apply_verdict(answer, Verdict.clarification())
+    return _apply_verdict(answer, Verdict.clarification())
 
 
-def _store_abstention(answer: Answer, *, english: bool) -> None:
+def _store_abstention(answer: Answer, *, english: bool) -> Verdict:
     answer.response_type = Answer.ResponseType.NOT_FOUND
     answer.answer_text = NOT_FOUND_MESSAGE_EN if english else NOT_FOUND_MESSAGE
     answer.blocks = [{"text": answer.answer_text, "citations": []}]
-    _apply_verdict(answer, Verdict.abstention())
+    return _apply_verdict(answer, Verdict.abstention())
 
 
-def _apply_verdict(answer: Answer, verdict: Verdict) -> None:
-    """Copy what the verdict concluded onto the answer row (confidence, flags, warnings, the verdict itself)."""
-    answer.confidence = verdict.confidence
-    answer.verification = verdict.to_dict()
-    answer.warnings = list(verdict.warnings)
-    answer.needs_review = verdict.needs_review
-    for name in FLAG_NAMES:
-        setattr(answer, f"flag_{name}", name in verdict.flags)
+def _apply_verdict(answer: Answer, verdict: Verdict) -> Verdict:
+    """Store ``verdict`` on the answer row (``Answer.store_verdict``, not saved yet) and hand it on."""
+    answer.store_verdict(verdict)
+    return verdict
 
 
 @dataclass(frozen=True)
@@ -291,8 +292,8 @@ def _answer_with_provider(
     calibration: Calibration,
     in_context: Question,
     provider: Provider | None = None,
-) -> _Generated | None:
-    """Fill ``answer`` from the provider and verification; None after a provider failure.
+) -> tuple[_Generated | None, Verdict]:
+    """Fill ``answer`` from the provider and verification: (what it generated, None after a failure; the verdict).
 
     ``in_context`` is the question as searched: a follow-up read in the
     conversation's topic, written as the documents write it. A provider that
@@ -321,8 +322,7 @@ def _answer_with_provider(
         answer.response_type = Answer.ResponseType.ERROR
         answer.answer_text = getattr(exc, "user_message", "") or GENERIC_ERROR
         answer.error = str(exc) or exc.__class__.__name__
-        _apply_verdict(answer, Verdict.error())
-        return None
+        return None, _apply_verdict(answer, Verdict.error())
 
     answer.usage.update({"provider": generated.usage, "provider_latency_ms": round(generated.latency_ms, 2)})
     answer.response_type = Answer.ResponseType.NOT_FOUND if generated.abstained else Answer.ResponseType.ANSWER
@@ -332,7 +332,7 @@ def _answer_with_provider(
         answer.answer_text = verdict.replaced_text
     else:
         answer.answer_text = generated.text
-    return _Generated(generated, verdict, hits)
+    return _Generated(generated, verdict, hits), verdict
 
 
 def verify_answer(
@@ -435,8 +435,12 @@ def _numbered_citations(pending: _Generated) -> tuple[list[dict], list[Citation]
 
 
 @transaction.atomic
-def _save(answer: Answer, pending: _Generated | None, hits: list[RetrievedChunk]) -> None:
-    """Store the answer (one insert), then its sources and numbered citations (one bulk insert each)."""
+def _save(answer: Answer, pending: _Generated | None, hits: list[RetrievedChunk]) -> list[Citation]:
+    """Store the answer (one insert), then its sources and numbered citations (one bulk insert each).
+
+    Returns the stored citation rows, each with its document loaded (one query):
+    the footnotes show its title and staleness compares its live version.
+    """
     rows: list[Citation] = []
     if pending is not None:
         answer.blocks, rows = _numbered_citations(pending)
@@ -445,6 +449,10 @@ def _save(answer: Answer, pending: _Generated | None, hits: list[RetrievedChunk]
     for row in rows:
         row.answer = answer
     Citation.objects.bulk_create(rows)
+    documents = Document.objects.in_bulk({row.document_id for row in rows if row.document_id is not None})
+    for row in rows:
+        row.document = documents.get(row.document_id) if row.document_id is not None else None
+    return rows
 
 
 def feedback_record(*, answer: Answer, user: User, rating: int, reason: str = "", comment: str = "") -> Feedback:
@@ -559,9 +567,8 @@ def example_answers_load(*, examples: list[dict], user: User) -> int:
         if example["question"] in stored:
             continue
         answer, citations = example_answer_row(example, finder)
-        # The stored verdict decides confidence, flags and warnings, as for an answer made now.
-        _apply_verdict(answer, Verdict.from_dict(example["verification"]))
-        answer.verification = example["verification"]
+        # The example's verdict decides confidence, flags and warnings, as for an answer made now.
+        answer.store_verdict(Verdict.from_dict(example["verification"]))
         with transaction.atomic():
             answer.user = user
             answer.conversation = Conversation.objects.create(

@@ -20,7 +20,7 @@ import queue
 import threading
 import time
 from collections.abc import Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Unpack
 
 from django.conf import settings
@@ -33,6 +33,7 @@ from qa import services
 from qa.models import Answer, Conversation
 from qa.providers import Provider, get_provider
 from qa.providers.base import GenerateOptions, StreamingProvider, failure_message, stream_at_once
+from qa.results import AnswerResult
 from qa.types import ProviderAnswer, ProviderError, RetrievedChunk
 from ragportal.database_unavailable import is_database_unavailable, unavailable_message
 
@@ -73,9 +74,9 @@ class Delta:
 
 @dataclass(frozen=True)
 class Done:
-    """The stored, verified answer: the end of the stream."""
+    """The stored, verified answer as ``answer_question`` handed it over: the end of the stream."""
 
-    answer: Answer
+    result: AnswerResult
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,7 @@ def answer_question_stream(
     document: Document | None = None,
     cancel: threading.Event | None = None,
 ) -> Generator[StreamEvent, None, None]:
-    """``services.answer_question`` as a stream: ``Delta`` pieces, then one ``Done`` with the stored answer.
+    """``services.answer_question`` as a stream: ``Delta`` pieces, then one ``Done`` with its result.
 
     Yields None every ``HEARTBEAT_S`` while nothing arrives. Raises what
     ``answer_question`` raises (ValidationError, DenseIndexUnavailableError:
@@ -224,12 +225,12 @@ def answer_question_stream(
         close_old_connections()
         translation.activate(language)  # the request's language: messages stored for the reader are in it
         try:
-            answer = services.answer_question(
+            result = services.answer_question(
                 user=user, text=text, conversation=conversation, document=document, provider=relay
             )
             if relay.fallback_reason is not None:
-                _mark_fallback(answer, relay)
-            sink.put(Done(answer))
+                result = _mark_fallback(result, relay)
+            sink.put(Done(result))
         except BaseException as exc:  # noqa: BLE001 - handed to the consumer, which raises it
             sink.put(_Raised(exc))
         finally:
@@ -252,27 +253,20 @@ def answer_question_stream(
         cancel.set()
 
 
-def _mark_fallback(answer: Answer, relay: _Relay) -> None:
-    """Label an extractive stand-in answer as such and send it to the review queue."""
+def _mark_fallback(result: AnswerResult, relay: _Relay) -> AnswerResult:
+    """Label an extractive stand-in answer as such and send it to the review queue; the result as stored."""
+    answer = result.answer
     label = {"template": FALLBACK_LABEL, "params": {}}
-    answer.warnings = [FALLBACK_LABEL, *answer.warnings]
-    verification = dict(answer.verification or {})
-    if isinstance(verification.get("warning_templates"), list):
-        verification["warning_templates"] = [label, *verification["warning_templates"]]
-    answer.verification = verification
+    verdict = replace(
+        result.verdict,
+        flags=sorted({*result.verdict.flags, "provider_error"}),
+        warnings=[FALLBACK_LABEL, *result.verdict.warnings],
+        warning_templates=[label, *result.verdict.warning_templates],
+        needs_review=True,
+    )
+    answer.store_verdict(verdict)
     failed = {"provider": answer.provider, "model": answer.model_name, "reason": relay.fallback_reason}
     answer.usage = {**(answer.usage or {}), "fallback": failed}
     answer.provider, answer.model_name = relay.extractive.name, relay.extractive.model
-    answer.needs_review = True
-    answer.flag_provider_error = True
-    answer.save(
-        update_fields=[
-            "warnings",
-            "verification",
-            "usage",
-            "needs_review",
-            "flag_provider_error",
-            "provider",
-            "model_name",
-        ]
-    )
+    answer.save(update_fields=[*Answer.VERDICT_FIELDS, "usage", "provider", "model_name"])
+    return replace(result, verdict=verdict)

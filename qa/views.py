@@ -31,6 +31,7 @@ from documents.selectors import visible_documents
 from qa import api_tokens, selectors, services, streaming
 from qa.models import Answer, Conversation, Feedback
 from qa.presenters import answer_view
+from qa.results import AnswerResult
 from ragportal.http import AuthenticatedHttpRequest
 
 CONVERSATION_LIST_SIZE = 30
@@ -48,8 +49,9 @@ def _get_conversation_for_user(request: AuthenticatedHttpRequest, pk: int) -> Co
     return conversation
 
 
-def _exchange(answer: Answer, feedback: Feedback | None) -> dict[str, Any]:
-    return {"view": answer_view(answer), "answer": answer, "feedback": feedback}
+def _exchange(shown: AnswerResult | Answer, feedback: Feedback | None) -> dict[str, Any]:
+    view = answer_view(shown)
+    return {"view": view, "answer": view.answer, "feedback": feedback}
 
 
 def _exchanges(request: AuthenticatedHttpRequest, answers: list[Answer]) -> list[dict[str, Any]]:
@@ -126,13 +128,12 @@ def _ask_input(request: AuthenticatedHttpRequest) -> tuple[Conversation | None, 
     return conversation, document, request.POST.get("text", ""), errors
 
 
-def _ask_response_context(request: AuthenticatedHttpRequest, answer: Answer) -> dict[str, Any]:
-    """What ``_ask_response.html`` needs: the exchange, and the conversation id and list to refresh."""
-    answer = selectors.with_citations(selectors.answers_for_user(request.user)).get(pk=answer.pk)
+def _ask_response_context(request: AuthenticatedHttpRequest, result: AnswerResult) -> dict[str, Any]:
+    """What ``_ask_response.html`` needs: the exchange as answered, and the conversation id and list to refresh."""
     return {
-        **_exchange(answer, None),
+        **_exchange(result, None),
         "reason_choices": Feedback.Reason.choices,
-        "conversation": answer.conversation,
+        "conversation": result.answer.conversation,
         # The conversation just asked in moves to the top: show the first page.
         **_conversation_list(request, first=True),
         "oob": True,
@@ -155,10 +156,10 @@ def ask(request: AuthenticatedHttpRequest) -> HttpResponseBase:
     if streaming.EVENT_STREAM_TYPE in request.headers.get("Accept", ""):
         return _ask_stream(request, conversation, document, text, errors)
     unavailable = False
-    answer = None
+    result = None
     if not errors:
         try:
-            answer = services.answer_question(
+            result = services.answer_question(
                 user=request.user, text=text, conversation=conversation, document=document
             )
         except ValidationError as exc:
@@ -174,11 +175,11 @@ def ask(request: AuthenticatedHttpRequest) -> HttpResponseBase:
         context.update(errors=errors, question_text=text)
         return render(request, "qa/chat.html", context, status=503 if unavailable else 400)
 
-    assert answer is not None
+    assert result is not None
     if not request.htmx:
-        return redirect(_conversation_url(answer.conversation, answer))
-    response = render(request, "qa/partials/_ask_response.html", _ask_response_context(request, answer))
-    return push_url(response, _conversation_url(answer.conversation))
+        return redirect(_conversation_url(result.answer.conversation, result.answer))
+    response = render(request, "qa/partials/_ask_response.html", _ask_response_context(request, result))
+    return push_url(response, _conversation_url(result.answer.conversation))
 
 
 def _ask_stream(
@@ -228,9 +229,10 @@ def _chat_events(
                 yield _chat_event("delta", {"text": event.text})
             elif isinstance(event, streaming.Done):
                 html = render_to_string(
-                    "qa/partials/_ask_response.html", _ask_response_context(request, event.answer), request
+                    "qa/partials/_ask_response.html", _ask_response_context(request, event.result), request
                 )
-                yield _chat_event("answer", {"html": html, "url": _conversation_url(event.answer.conversation)})
+                url = _conversation_url(event.result.answer.conversation)
+                yield _chat_event("answer", {"html": html, "url": url})
             else:
                 yield streaming.HEARTBEAT
     except Exception as exc:  # noqa: BLE001 - the status line has gone: the failure can only be an event (logged there)

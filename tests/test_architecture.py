@@ -315,7 +315,7 @@ def test_the_question_is_analysed_once_per_answer(owner, employee) -> None:
         is_english,
     ]
 
-    answered = _calls_during(lambda: answer_question(user=employee, text=TWO_PART), analysis)
+    answered = _calls_during(lambda: answer_question(user=employee, text=TWO_PART).answer, analysis)
 
     assert Answer.objects.get().response_type == Answer.ResponseType.ANSWER
     assert answered["analyse_question"] == 1

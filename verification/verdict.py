@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, Protocol
 
 from verification.answer_fit import DEFAULT_FIT_THRESHOLDS, AnswerFit, FitThresholds, answer_fit
 from verification.answer_types import AskedQuestion
@@ -63,6 +63,21 @@ from verification.support import (
 
 # The flags verify() can set (the registry in verification.flags defines them).
 FLAG_NAMES = VERIFIER_FLAG_NAMES
+
+# What the verdict concluded: stored on the answer's own fields (``qa.models.Answer``), never in its checks.
+CONCLUSION_KEYS = frozenset({"confidence", "flags", "needs_review", "warnings", "warning_templates"})
+
+
+class StoredVerdict(Protocol):
+    """An answer row holding a verdict (``qa.models.Answer``): its conclusions in fields, its checks in one dict."""
+
+    confidence: str
+    needs_review: bool
+    warnings: Any
+    verification: Any
+
+    @property
+    def flags(self) -> list[str]: ...
 
 
 @dataclass
@@ -130,16 +145,47 @@ class Verdict:
     confidence_steps: list[list[str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable dict (stored in ``Answer.verification``, returned by the API)."""
+        """The whole verdict as a JSON-serialisable dict (an example answer's file keeps it so)."""
         return asdict(self)
+
+    def checks(self) -> dict[str, Any]:
+        """What the conclusions rest on (the per-quote and per-sentence checks, ratios, steps), JSON-serialisable.
+
+        This is what an answer row keeps in ``verification``; the conclusions
+        (:data:`CONCLUSION_KEYS`) are kept once, in the row's own fields.
+        """
+        return {key: value for key, value in self.to_dict().items() if key not in CONCLUSION_KEYS}
+
+    @classmethod
+    def from_answer(cls, answer: StoredVerdict) -> Verdict:
+        """The verdict stored on ``answer``: the one reader of a stored verdict.
+
+        Stored once, in one form: the conclusions in the row's own fields (the
+        review queue filters on confidence, flags and needs_review, so they must
+        be columns; the warnings, as (msgid, params), sit beside them), and the
+        checks they rest on in ``verification`` (:meth:`checks`), which repeats
+        none of them. A warning stored as plain text (a row made by hand) is read
+        as a message without parameters.
+        """
+        templates = [t for t in (_warning_template(item) for item in answer.warnings or []) if t is not None]
+        checks = answer.verification if isinstance(answer.verification, Mapping) else {}
+        return cls.from_dict(
+            {
+                **{key: value for key, value in checks.items() if key not in CONCLUSION_KEYS},
+                "confidence": answer.confidence,
+                "flags": answer.flags,
+                "needs_review": answer.needs_review,
+                "warnings": [_formatted(t) for t in templates],
+                "warning_templates": templates,
+            }
+        )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> Verdict:
         """The verdict :meth:`to_dict` stored, read back: the one reader of a stored verdict.
 
         Tolerant of rows stored by earlier versions (missing keys take their
-        defaults; malformed sentences and quote checks are left out); ``fit``
-        stays None (it is kept for reviewers as stored, not re-judged).
+        defaults; malformed sentences, quote checks and fit are left out).
         """
         data = data or {}
         return cls(
@@ -153,6 +199,7 @@ class Verdict:
             sentences=_read_rows(SentenceCheck, data.get("sentences")),
             replaced_text=data.get("replaced_text") or None,
             retrieval_confidence=str(data.get("retrieval_confidence") or "low"),
+            fit=_read_fit(data.get("fit")),
             warning_templates=[
                 t for t in data.get("warning_templates") or [] if isinstance(t, dict) and t.get("template")
             ],
@@ -349,6 +396,35 @@ _ROW_DEFAULTS: dict[str, dict[str, Any]] = {
         "reason": "",
     },
 }
+
+
+def _warning_template(item: Any) -> dict[str, Any] | None:
+    """A stored warning as (msgid, params): plain text is a message without parameters; None when empty."""
+    if not isinstance(item, Mapping):
+        return {"template": str(item), "params": {}} if item else None
+    template = item.get("template") or item.get("message") or item.get("text")
+    if not template:
+        return None
+    params = item.get("params")
+    return {"template": str(template), "params": dict(params) if isinstance(params, Mapping) else {}}
+
+
+def _formatted(template: Mapping[str, Any]) -> str:
+    """A warning's text as stored (untranslated); the msgid itself when its parameters do not fit it."""
+    try:
+        return str(template["template"]).format(**template["params"])
+    except (KeyError, IndexError, ValueError):
+        return str(template["template"])
+
+
+def _read_fit(data: Any) -> AnswerFit | None:
+    """A stored answer fit (``asdict(AnswerFit)``), or None when absent or malformed."""
+    if not isinstance(data, Mapping):
+        return None
+    try:
+        return AnswerFit(**{f.name: data[f.name] for f in fields(AnswerFit) if f.name in data})
+    except TypeError:
+        return None
 
 
 def _read_rows(kind: type, rows: Any) -> list:

@@ -106,7 +106,7 @@ def corpus_upload(
 
 def ask(query: Mapping[str, Any], *, user: User, documents: Mapping[str, str]) -> Outcome:
     """Ask ``query`` as ``user`` in a new conversation and score what the API would return."""
-    answer = answer_question(user=user, text=str(query["question"]))
+    answer = answer_question(user=user, text=str(query["question"])).answer
     payload = answer_payload(answer)
     citations = payload.get("citations") or []
     first = documents.get(str(citations[0]["filename"])) if citations else None

@@ -180,9 +180,9 @@ def _ask(recipe: Recipe, user: User) -> Answer:
     """
     with ScriptedCloud(ANTHROPIC, pause=0.0, script=recipe.say) as cloud:
         if not recipe.offline:
-            answer = answer_question(user=user, text=recipe.question, provider=_provider(cloud.base_url))
+            answer = answer_question(user=user, text=recipe.question, provider=_provider(cloud.base_url)).answer
     if recipe.offline:
-        answer = answer_question(user=user, text=recipe.question, provider=_provider(cloud.base_url))
+        answer = answer_question(user=user, text=recipe.question, provider=_provider(cloud.base_url)).answer
     if cloud.failures:
         raise LookupError(f"{recipe.question!r}: {cloud.failures[0]}")
     return answer

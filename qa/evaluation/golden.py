@@ -154,7 +154,7 @@ def ask_golden(
     try:
         for i, query in enumerate(queries, start=1):
             started = time.perf_counter()
-            answer = answer_question(user=user, text=query.question)
+            answer = answer_question(user=user, text=query.question).answer
             latency_ms = (time.perf_counter() - started) * 1000
             conversations.append(answer.conversation_id)
             results.append(score_payload(query, answer_payload(answer), latency_ms=latency_ms))

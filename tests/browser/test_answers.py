@@ -7,7 +7,7 @@ import pytest
 
 from documents.services import document_ingest
 from qa.models import Answer
-from qa.presenters import STALE_MESSAGE
+from qa.results import STALE_MESSAGE
 from qa.services import answer_question
 from tests.browser.conftest import screenshot
 from tests.conftest import load_demo_glossary
@@ -34,7 +34,7 @@ def _glossary(transactional_db):
 
 def test_stale_answer_keeps_its_text_warns_and_is_not_high(page, login, employee, owner):
     (document,) = ingest_demo(owner, "attendance.md")
-    answer = answer_question(user=employee, text="有給休暇は何日もらえますか？")
+    answer = answer_question(user=employee, text="有給休暇は何日もらえますか？").answer
     Answer.objects.filter(pk=answer.pk).update(confidence=Answer.Confidence.HIGH)
     login("employee")
 

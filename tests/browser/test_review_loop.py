@@ -24,7 +24,7 @@ def _ask_in_chat(page, text: str):
 def test_a_reviewers_wording_pair_answers_the_employees_next_question(page, login, employee, owner, reviewer):
     ingest(owner, filename="pay.md", text=PAY_MD)
     ingest(owner, filename="travel.md", text=TRAVEL_MD)
-    gap = answer_question(user=employee, text=QUESTION)
+    gap = answer_question(user=employee, text=QUESTION).answer
     assert gap.response_type == "not_found"
 
     login("reviewer")

@@ -4,11 +4,12 @@ first retrieved, stored on its row and read from there by the next question."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from documents.models import Chunk
 from documents.sentence_vectors import embed_chunk_sentences, pack, sentence_spans, unpack, vectors_for
 from qa.retrieval import search
-from tests.qa.conftest import ingest  # noqa: F401 - the fixture, used by name
+from tests.qa.conftest import anthropic_server, ingest  # noqa: F401 - the fixtures, used by name
 
 
 def test_indexing_embeds_no_sentence_and_the_first_search_stores_them_for_its_hits(ingest, employee):
@@ -106,11 +107,11 @@ def test_a_chunk_whose_sentence_vectors_are_missing_or_stored_is_answered_the_sa
     from qa.services import answer_question
 
     ingest("attendance.md")
-    first = answer_question(user=employee, text="有給休暇は何日もらえますか？")
+    first = answer_question(user=employee, text="有給休暇は何日もらえますか？").answer
     assert Chunk.objects.exclude(sentence_vectors=None).exists()
-    second = answer_question(user=employee, text="有給休暇は何日もらえますか？")
+    second = answer_question(user=employee, text="有給休暇は何日もらえますか？").answer
     Chunk.objects.update(sentence_vectors=None)
-    third = answer_question(user=employee, text="有給休暇は何日もらえますか？")
+    third = answer_question(user=employee, text="有給休暇は何日もらえますか？").answer
 
     assert "10日" in first.answer_text
     for later in (second, third):
@@ -119,3 +120,38 @@ def test_a_chunk_whose_sentence_vectors_are_missing_or_stored_is_answered_the_sa
         assert [c.cited_text for c in later.citations.order_by("n")] == [
             c.cited_text for c in first.citations.order_by("n")
         ]
+
+
+def _chunk_writes(queries: list[dict]) -> list[str]:
+    return [q["sql"] for q in queries if q["sql"].startswith('UPDATE "documents_chunk"')]
+
+
+# A paraphrase the words alone leave unsure (始末書 is not in the text): the meaning check reads the hits' vectors.
+LATE_ANSWER = "遅刻・早退する場合は、事前に上長へ連絡し、始末書を提出してください。"
+LATE_QUOTE = "遅刻・早退する場合は、事前に上長へ連絡してください"
+
+
+@pytest.mark.django_db(transaction=True)  # committed, as in the running portal
+def test_an_answer_stores_its_hits_sentence_vectors_once_and_the_same_question_again_none(
+    ingest, employee, anthropic_server
+):
+    """The best-sentence check and then the meaning check each wrote the same rows: one write is enough."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from qa.services import answer_question
+    from tests.qa.conftest import Reply, anthropic_message, char_location, text_block
+
+    ingest("attendance.md")
+    reply = Reply(body=anthropic_message(text_block(LATE_ANSWER, char_location(LATE_QUOTE, 0, 0, 0))))
+    anthropic_server.script(*[reply] * 4)  # each answer, and a strict retry should one come
+    with CaptureQueriesContext(connection) as first:
+        made = answer_question(user=employee, text="遅刻するときはどうすればいいですか？")
+    with CaptureQueriesContext(connection) as second:
+        again = answer_question(user=employee, text="遅刻するときはどうすればいいですか？")
+
+    assert any(s.reason.startswith("meaning") or s.closest for s in made.verdict.sentences)  # the meaning check ran
+    assert len(_chunk_writes(first.captured_queries)) == 1  # one bulk write of the hits' rows
+    assert Chunk.objects.exclude(sentence_vectors=None).exists()
+    assert _chunk_writes(second.captured_queries) == []
+    assert again.answer.answer_text == made.answer.answer_text

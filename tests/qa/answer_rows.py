@@ -103,3 +103,14 @@ def ingest_demo(owner: Any, *names: str) -> list[Any]:
 
     corpus = Path(__file__).resolve().parents[2] / "documents" / "demo_corpus"
     return [document_ingest(owner=owner, filename=name, data=(corpus / name).read_bytes()) for name in names]
+
+
+def answer_reads_after_it_was_stored(queries: list[dict[str, Any]]) -> list[str]:
+    """The reads of answer or citation rows (``CaptureQueriesContext.captured_queries``) after the answer's insert.
+
+    A page or API that shows the answer it was handed makes none: reading it back
+    costs the reader a round trip per question for nothing new.
+    """
+    statements = [query["sql"] for query in queries]
+    stored = next(i for i, sql in enumerate(statements) if sql.startswith('INSERT INTO "qa_answer"'))
+    return [sql for sql in statements[stored:] if sql.startswith(('SELECT "qa_answer".', 'SELECT "qa_citation".'))]

@@ -7,6 +7,8 @@ import json
 import pytest
 import yaml
 from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -14,7 +16,7 @@ from qa.api import HealthAPI
 from qa.models import Answer, Feedback
 from qa.presenters import answer_payload
 from tests.conftest import as_user
-from tests.qa.answer_rows import ingest_demo, make_answer
+from tests.qa.answer_rows import answer_reads_after_it_was_stored, ingest_demo, make_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -108,6 +110,16 @@ def test_every_answer_endpoint_returns_the_presenters_payload_field_for_field(ap
     assert api.get(f"/api/v1/answers/{answer.pk}").json() == expected
     assert api.get("/api/v1/answers").json()["results"] == [expected]
     assert api.get(f"/api/v1/conversations/{answer.conversation_id}").json()["answers"] == [expected]
+
+
+def test_ask_returns_the_answer_it_made_without_reading_it_back(api, employee, demo_docs):
+    as_user(api, employee)
+    with CaptureQueriesContext(connection) as queries:
+        asked = api.post("/api/v1/ask", {"text": "有給休暇は何日もらえますか？"}, format="json").json()
+
+    assert answer_reads_after_it_was_stored(queries.captured_queries) == []
+    assert "10日" in asked["answer"] and asked["citations"][0]["filename"] == "attendance.md"
+    assert asked == api.get(f"/api/v1/answers/{asked['id']}").json()  # what a later read shows, field for field
 
 
 def test_ask_follow_up_in_conversation_reports_the_search_query(api, employee, demo_docs):

@@ -93,10 +93,10 @@ def test_calibrate_measures_the_corpus_and_its_answers_use_it(ingest, employee, 
     )
 
     # The next answers use it: an off-topic question abstains, the corpus's own topic is answered.
-    off = answer_question(user=employee, text="明後日の東京の天気はどうですか？")
+    off = answer_question(user=employee, text="明後日の東京の天気はどうですか？").answer
     assert off.response_type == Answer.ResponseType.NOT_FOUND
     assert off.usage["decision"]["outcome"] == "not_found"
-    on = answer_question(user=employee, text="図書室の本は何冊まで借りられますか？")
+    on = answer_question(user=employee, text="図書室の本は何冊まで借りられますか？").answer
     assert on.response_type == Answer.ResponseType.ANSWER
     assert "5冊" in on.answer_text
 

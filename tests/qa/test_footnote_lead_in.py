@@ -18,7 +18,7 @@ QUOTE = "ITサポートが遠隔で端末をロックし、データを消去し
 @pytest.mark.usefixtures("demo_glossary")  # a demo question: the demo answers it with its glossary loaded
 def test_lost_pc_footnote_keeps_the_lead_in_the_evidence_page_shows(ingest, employee, reviewer):
     ingest("equipment.md")
-    answer = answer_question(user=employee, text="PCを紛失したらどうすればいいですか？")
+    answer = answer_question(user=employee, text="PCを紛失したらどうすればいいですか？").answer
     citation = answer.citations.get(cited_text=QUOTE)
     Feedback.objects.create(answer=answer, user=employee, rating=Feedback.Rating.DOWN)  # puts it in the queue
 

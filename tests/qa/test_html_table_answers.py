@@ -15,7 +15,7 @@ def test_a_merged_cell_answers_a_question_about_the_row_it_covers(ingest, employ
     ingest(text=LEAVE_HTML, filename="leave.md")
 
     # 7日 is one <td rowspan="2">, written in the 6か月 row only.
-    answer = answer_question(user=employee, text="勤続1年6か月の短時間社員の有給休暇は何日ですか？")
+    answer = answer_question(user=employee, text="勤続1年6か月の短時間社員の有給休暇は何日ですか？").answer
 
     assert answer.response_type == Answer.ResponseType.ANSWER, answer.answer_text
     assert "7日" in answer.answer_text and "<td" not in answer.answer_text

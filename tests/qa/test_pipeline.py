@@ -29,7 +29,7 @@ def attendance(ingest):
 
 
 def test_extractive_answer_cites_the_exact_passage(attendance, employee):
-    answer = answer_question(user=employee, text=LEAVE_QUESTION)
+    answer = answer_question(user=employee, text=LEAVE_QUESTION).answer
 
     assert answer.response_type == Answer.ResponseType.ANSWER
     assert answer.provider == "extractive"
@@ -49,8 +49,8 @@ def test_extractive_answer_cites_the_exact_passage(attendance, employee):
 
 
 def test_extractive_answer_is_deterministic(attendance, employee):
-    first = answer_question(user=employee, text=LEAVE_QUESTION)
-    second = answer_question(user=employee, text=LEAVE_QUESTION)
+    first = answer_question(user=employee, text=LEAVE_QUESTION).answer
+    second = answer_question(user=employee, text=LEAVE_QUESTION).answer
     assert first.answer_text == second.answer_text
     assert [(c.chunk_id, c.start, c.end) for c in first.citations.all()] == [
         (c.chunk_id, c.start, c.end) for c in second.citations.all()
@@ -58,7 +58,7 @@ def test_extractive_answer_is_deterministic(attendance, employee):
 
 
 def test_unrelated_question_abstains_with_the_exact_sentence(attendance, employee):
-    answer = answer_question(user=employee, text="社員食堂のメニューは？")
+    answer = answer_question(user=employee, text="社員食堂のメニューは？").answer
 
     assert answer.response_type == Answer.ResponseType.NOT_FOUND
     assert answer.answer_text == NOT_FOUND_MESSAGE == "提供された文書からは該当する内容が見つかりませんでした"
@@ -67,7 +67,7 @@ def test_unrelated_question_abstains_with_the_exact_sentence(attendance, employe
 
 
 def test_question_with_no_documents_abstains(employee):
-    answer = answer_question(user=employee, text=LEAVE_QUESTION)
+    answer = answer_question(user=employee, text=LEAVE_QUESTION).answer
     assert answer.response_type == Answer.ResponseType.NOT_FOUND
     assert answer.answer_text == NOT_FOUND_MESSAGE
     assert answer.retrieved == []
@@ -80,7 +80,7 @@ def test_question_with_no_documents_abstains(employee):
 def test_provider_failure_is_stored_with_a_clear_message(attendance, employee, anthropic_server, status, message):
     anthropic_server.script(error_reply(status))
 
-    answer = answer_question(user=employee, text=LEAVE_QUESTION)
+    answer = answer_question(user=employee, text=LEAVE_QUESTION).answer
 
     assert len(anthropic_server.requests) == 1  # retries are 0 in this test
     stored = Answer.objects.get(pk=answer.pk)
@@ -98,7 +98,7 @@ def test_provider_timeout_is_stored_as_an_error(attendance, employee, anthropic_
     settings.RAG_PROVIDER_TIMEOUT = 0.3
     anthropic_server.script(Reply(body=anthropic_message(text_block("遅い回答")), delay=1.5))
 
-    answer = answer_question(user=employee, text=LEAVE_QUESTION)
+    answer = answer_question(user=employee, text=LEAVE_QUESTION).answer
 
     assert answer.response_type == Answer.ResponseType.ERROR
     assert answer.answer_text == FAILURE
@@ -111,8 +111,8 @@ def test_provider_timeout_is_stored_as_an_error(attendance, employee, anthropic_
 def test_follow_up_question_searches_with_the_previous_question(ingest, employee):
     ingest("attendance.md")
     ingest("expense.md")
-    first = answer_question(user=employee, text="有給休暇の取り方を教えてください")
-    follow_up = answer_question(user=employee, text="それは何日前までに申請？", conversation=first.conversation)
+    first = answer_question(user=employee, text="有給休暇の取り方を教えてください").answer
+    follow_up = answer_question(user=employee, text="それは何日前までに申請？", conversation=first.conversation).answer
 
     assert "有給休暇の取り方を教えてください" in follow_up.search_query
     assert "それは何日前までに申請？" in follow_up.search_query
@@ -123,7 +123,7 @@ def test_follow_up_question_searches_with_the_previous_question(ingest, employee
     assert any("3日前" in c.cited_text and c.filename == "attendance.md" for c in follow_up.citations.all())
 
     # The same words in a new conversation are searched as they are.
-    alone = answer_question(user=employee, text="それは何日前までに申請？")
+    alone = answer_question(user=employee, text="それは何日前までに申請？").answer
     assert alone.search_query == "それは何日前までに申請？"
 
 
@@ -132,12 +132,12 @@ def test_choosing_a_document_after_a_clarification_searches_the_question_once(in
     settings.RAG_CLARIFY_GAP = 1.0  # every multi-document result is ambiguous: forces the question back
     ingest("attendance.md")
     expense = ingest("expense.md")
-    asked_back = answer_question(user=employee, text="申請の期限はいつまでですか？")
+    asked_back = answer_question(user=employee, text="申請の期限はいつまでですか？").answer
     assert asked_back.response_type == Answer.ResponseType.CLARIFICATION
 
     chosen = answer_question(
         user=employee, text="申請の期限はいつまでですか？", conversation=asked_back.conversation, document=expense
-    )
+    ).answer
     assert chosen.search_query == "申請の期限はいつまでですか？"
     assert chosen.response_type == Answer.ResponseType.ANSWER
 
@@ -145,10 +145,10 @@ def test_choosing_a_document_after_a_clarification_searches_the_question_once(in
 def test_a_chosen_document_keeps_the_follow_up_context_it_was_asked_in(ingest, employee, settings):
     ingest("attendance.md")
     expense = ingest("expense.md")
-    first = answer_question(user=employee, text="経費の精算について教えてください")
-    follow_up = answer_question(user=employee, text="期限は？", conversation=first.conversation)
+    first = answer_question(user=employee, text="経費の精算について教えてください").answer
+    follow_up = answer_question(user=employee, text="期限は？", conversation=first.conversation).answer
     assert follow_up.search_query == "経費の精算について教えてください 期限は？"
-    again = answer_question(user=employee, text="期限は？", conversation=first.conversation, document=expense)
+    again = answer_question(user=employee, text="期限は？", conversation=first.conversation, document=expense).answer
     assert again.search_query == follow_up.search_query  # not 「… 期限は？ 期限は？」
 
 
@@ -156,15 +156,15 @@ def test_a_follow_up_naming_no_topic_is_answered_in_the_topic_of_the_conversatio
     """Issue 25 #6: 「上限はいくら？」 after a hotel question is the hotel's limit, not the commute allowance's."""
     for name in ("benefits.md", "business_travel.md", "expense.md"):
         ingest(name)
-    first = answer_question(user=employee, text="出張のホテル代について教えて")
-    follow_up = answer_question(user=employee, text="上限はいくら？", conversation=first.conversation)
+    first = answer_question(user=employee, text="出張のホテル代について教えて").answer
+    follow_up = answer_question(user=employee, text="上限はいくら？", conversation=first.conversation).answer
 
     assert follow_up.response_type == Answer.ResponseType.ANSWER
     assert "月額50,000円" not in follow_up.answer_text  # the commute allowance (benefits.md)
     assert "15,000円" in follow_up.answer_text  # a night's hotel, in Japan
     assert {c.filename for c in follow_up.citations.all()} <= {"business_travel.md", "expense.md"}
     # Asked on its own, the same words may be about any limit: the commute allowance is a fair answer there.
-    alone = answer_question(user=employee, text="上限はいくら？")
+    alone = answer_question(user=employee, text="上限はいくら？").answer
     assert alone.search_query == "上限はいくら？"
 
 
@@ -172,7 +172,7 @@ def test_a_provider_that_reads_the_history_gets_the_question_as_typed(ingest, em
     """Claude is sent the earlier turns, so the follow-up goes to it in the user's own words."""
     ingest("business_travel.md")
     settings.RAG_PROVIDER = "extractive"
-    first = answer_question(user=employee, text="出張の宿泊費について教えて")
+    first = answer_question(user=employee, text="出張の宿泊費について教えて").answer
     settings.RAG_PROVIDER = "anthropic"
     anthropic_server.script(Reply(body=anthropic_message(text_block("国内は1泊15,000円までです。"))))
     answer_question(user=employee, text="上限はいくら？", conversation=first.conversation)
@@ -195,7 +195,7 @@ def test_ungrounded_answer_is_retried_once_with_the_strict_prompt(attendance, em
         ),
     )
 
-    answer = answer_question(user=employee, text=LEAVE_QUESTION)
+    answer = answer_question(user=employee, text=LEAVE_QUESTION).answer
 
     first, second = anthropic_server.requests
     assert "今回は特に慎重に" not in first.body["system"]
@@ -215,7 +215,7 @@ def test_answer_still_ungrounded_after_the_retry_is_replaced_and_kept_for_review
     invented = "有給休暇は入社した日から20日もらえます。"
     anthropic_server.script(Reply(body=anthropic_message(text_block(invented))))
 
-    answer = answer_question(user=employee, text=LEAVE_QUESTION)
+    answer = answer_question(user=employee, text=LEAVE_QUESTION).answer
 
     assert len(anthropic_server.requests) == 2  # the answer and one strict retry, no more
     assert answer.usage["strict_retry"] is True
@@ -229,7 +229,7 @@ def test_grounded_cloud_answer_is_not_retried(attendance, employee, anthropic_se
     anthropic_server.script(
         Reply(body=anthropic_message(text_block(LEAVE_SENTENCE + "。", char_location(LEAVE_SENTENCE, 0, 0, 0))))
     )
-    answer = answer_question(user=employee, text=LEAVE_QUESTION)
+    answer = answer_question(user=employee, text=LEAVE_QUESTION).answer
     assert len(anthropic_server.requests) == 1
     assert "strict_retry" not in answer.usage
     assert answer.response_type == Answer.ResponseType.ANSWER

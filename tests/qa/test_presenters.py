@@ -229,13 +229,7 @@ def test_verification_warnings_are_shown_in_the_readers_language(employee):
     from tests.qa.answer_rows import make_answer
     from verification.verdict import WARNING_UNSUPPORTED
 
-    answer = make_answer(
-        employee,
-        verification={
-            "warnings": ["文書で確認できない記述が含まれています（2文）"],
-            "warning_templates": [{"template": WARNING_UNSUPPORTED, "params": {"count": 2}}],
-        },
-    )
+    answer = make_answer(employee, warnings=[{"template": WARNING_UNSUPPORTED, "params": {"count": 2}}])
     with translation.override("ja"):
         assert answer_warnings(answer) == ["文書で確認できない記述が含まれています（2文）"]
     with translation.override("en"):

@@ -76,13 +76,13 @@ def test_restricted_document_is_returned_to_members_and_its_owner(acl_docs, mana
 def test_answers_cite_the_restricted_document_for_members_only(acl_docs, outsider, manager):
     _open, restricted = acl_docs
     for question in ("賞与の評価係数は？", "評価者研修は何年ごとに更新しますか？", EVALUATION_SENTENCE):
-        answer = answer_question(user=outsider, text=question)
+        answer = answer_question(user=outsider, text=question).answer
         assert not answer.citations.filter(document_id=restricted.pk).exists(), question
         assert all(c.filename != "evaluation.md" for c in answer.citations.all()), question
         assert all(h["document_id"] != restricted.pk for h in answer.retrieved), question
         assert "1.5" not in answer.answer_text and "2年ごと" not in answer.answer_text, question
 
-    member_answer = answer_question(user=manager, text="評価者研修は何年ごとに更新しますか？")
+    member_answer = answer_question(user=manager, text="評価者研修は何年ごとに更新しますか？").answer
     assert member_answer.response_type == Answer.ResponseType.ANSWER
     assert member_answer.citations.filter(document_id=restricted.pk).exists()
 
@@ -129,7 +129,7 @@ def test_only_the_live_version_is_searchable(replaced_document, employee):
 
 def test_the_answer_cites_the_new_version(replaced_document, employee):
     document, old_chunks = replaced_document
-    answer = answer_question(user=employee, text="住宅手当は月額いくらですか？")
+    answer = answer_question(user=employee, text="住宅手当は月額いくらですか？").answer
     assert answer.response_type == Answer.ResponseType.ANSWER
     assert "28,000円" in answer.answer_text and "15,000" not in answer.answer_text
     citations = list(answer.citations.all())
@@ -161,7 +161,7 @@ def test_ambiguous_question_asks_which_document_without_calling_the_provider(
     overlapping_docs, employee, anthropic_server
 ):
     hq, factory = overlapping_docs
-    answer = answer_question(user=employee, text=AMBIGUOUS)
+    answer = answer_question(user=employee, text=AMBIGUOUS).answer
 
     assert answer.response_type == Answer.ResponseType.CLARIFICATION
     option_docs = [o["document_id"] for o in answer.clarification["options"]]
@@ -174,14 +174,14 @@ def test_ambiguous_question_asks_which_document_without_calling_the_provider(
 
 def test_choosing_an_option_answers_from_that_document_only(overlapping_docs, employee, anthropic_server):
     hq, factory = overlapping_docs
-    first = answer_question(user=employee, text=AMBIGUOUS)
+    first = answer_question(user=employee, text=AMBIGUOUS).answer
     assert first.response_type == Answer.ResponseType.CLARIFICATION
     quote = "3営業日前までに工場長へ申請してください。"
     anthropic_server.script(
         Reply(body=anthropic_message(text_block("在宅勤務は" + quote, char_location(quote, 0, 0, 0))))
     )
 
-    chosen = answer_question(user=employee, text=AMBIGUOUS, conversation=first.conversation, document=factory)
+    chosen = answer_question(user=employee, text=AMBIGUOUS, conversation=first.conversation, document=factory).answer
 
     assert chosen.response_type == Answer.ResponseType.ANSWER
     [request] = anthropic_server.requests
@@ -196,11 +196,13 @@ def test_choosing_an_option_answers_from_that_document_only(overlapping_docs, em
 
 @pytest.mark.parametrize("pick", [0, 1])
 def test_re_asking_restricted_never_loops_back_to_clarification(overlapping_docs, employee, pick):
-    first = answer_question(user=employee, text=AMBIGUOUS)
+    first = answer_question(user=employee, text=AMBIGUOUS).answer
     assert first.response_type == Answer.ResponseType.CLARIFICATION
     chosen_doc = overlapping_docs[pick]
     for _ in range(2):  # asking again, still restricted, still answers
-        again = answer_question(user=employee, text=AMBIGUOUS, conversation=first.conversation, document=chosen_doc)
+        again = answer_question(
+            user=employee, text=AMBIGUOUS, conversation=first.conversation, document=chosen_doc
+        ).answer
         assert again.response_type == Answer.ResponseType.ANSWER
         citations = list(again.citations.all())
         assert citations and all(c.document_id == chosen_doc.pk for c in citations)
@@ -211,11 +213,11 @@ def test_no_clarification_without_a_gap(ingest, employee, settings):
     settings.RAG_CLARIFY_GAP = 0.0
     ingest(text=REMOTE_HQ, filename="remote_hq.md")
     ingest(text=REMOTE_FACTORY, filename="remote_factory.md")
-    assert answer_question(user=employee, text=AMBIGUOUS).response_type == Answer.ResponseType.ANSWER
+    assert answer_question(user=employee, text=AMBIGUOUS).answer.response_type == Answer.ResponseType.ANSWER
 
 
 def test_a_longer_question_is_answered_even_when_its_documents_tie(overlapping_docs, employee):
-    answer = answer_question(user=employee, text="在宅勤務の申請はいつまでに行う必要がありますか？")
+    answer = answer_question(user=employee, text="在宅勤務の申請はいつまでに行う必要がありますか？").answer
     assert answer.response_type == Answer.ResponseType.ANSWER
 
 
@@ -229,7 +231,7 @@ def limits(ingest):
 
 
 def test_a_generic_question_asks_which_document_is_meant(limits, employee):
-    answer = answer_question(user=employee, text="上限はいくら？")
+    answer = answer_question(user=employee, text="上限はいくら？").answer
 
     assert answer.response_type == Answer.ResponseType.CLARIFICATION
     options = answer.clarification["options"]
@@ -239,7 +241,7 @@ def test_a_generic_question_asks_which_document_is_meant(limits, employee):
 
 
 def test_a_question_that_names_its_topic_is_answered(limits, employee):
-    answer = answer_question(user=employee, text="出張の宿泊費の上限はいくら？")
+    answer = answer_question(user=employee, text="出張の宿泊費の上限はいくら？").answer
 
     assert answer.response_type == Answer.ResponseType.ANSWER
     assert "15,000円" in answer.answer_text
@@ -248,7 +250,7 @@ def test_a_question_that_names_its_topic_is_answered(limits, employee):
 
 @pytest.mark.parametrize("question", ["今日の天気は？", "明日の東京の天気は？"])
 def test_an_off_topic_question_is_not_found_without_asking_back(limits, employee, question):
-    answer = answer_question(user=employee, text=question)
+    answer = answer_question(user=employee, text=question).answer
 
     assert answer.response_type == Answer.ResponseType.NOT_FOUND
     assert answer.provider == "" and not answer.citations.exists()
@@ -265,7 +267,7 @@ def test_dictionary_expansion_is_reported(ingest, employee, demo_glossary):
     assert "有給休暇" in result.expanded_query and result.expanded_query.startswith("有給は何日もらえる？")
     assert result.hits[0].section.endswith("有給休暇")
 
-    answer = answer_question(user=employee, text="有給は何日もらえる？")
+    answer = answer_question(user=employee, text="有給は何日もらえる？").answer
     assert "有給休暇" in answer.added_keywords and "有給休暇" in answer.expanded_query
 
 
@@ -313,14 +315,14 @@ def test_answer_question_uses_llm_expansion_only_when_enabled(
 
     settings.RAG_LLM_EXPANSION = False
     anthropic_server.script(cited)
-    off = answer_question(user=employee, text="有給は何日もらえる？")
+    off = answer_question(user=employee, text="有給は何日もらえる？").answer
     assert len(anthropic_server.requests) == 1  # the answer only
     assert "付与日数" not in off.added_keywords
 
     settings.RAG_LLM_EXPANSION = True
     anthropic_server.requests.clear()
     anthropic_server.script(error_reply(500), cited)  # expansion fails, the answer still comes
-    fallback = answer_question(user=employee, text="有給は何日もらえる？")
+    fallback = answer_question(user=employee, text="有給は何日もらえる？").answer
     assert len(anthropic_server.requests) == 2
     assert anthropic_server.requests[0].body["system"] == KEYWORD_PROMPT
     assert fallback.response_type == Answer.ResponseType.ANSWER
@@ -328,7 +330,7 @@ def test_answer_question_uses_llm_expansion_only_when_enabled(
 
     anthropic_server.requests.clear()
     anthropic_server.script(Reply(body=anthropic_message(text_block('["付与日数"]'))), cited)
-    expanded = answer_question(user=employee, text="有給は何日もらえる？")
+    expanded = answer_question(user=employee, text="有給は何日もらえる？").answer
     assert "付与日数" in expanded.added_keywords and "付与日数" in expanded.expanded_query
 
 

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from documents.services import document_delete
 from qa.models import Answer
-from qa.presenters import STALE_MESSAGE
+from qa.results import STALE_MESSAGE
 from qa.services import answer_question
 from tests.conftest import as_user
 
@@ -23,7 +23,7 @@ QUESTION = "有給休暇は何日もらえますか？"
 @pytest.fixture
 def answered(ingest, employee):
     document = ingest("attendance.md")
-    answer = answer_question(user=employee, text=QUESTION)
+    answer = answer_question(user=employee, text=QUESTION).answer
     assert answer.response_type == Answer.ResponseType.ANSWER and "10日" in answer.answer_text
     Answer.objects.filter(pk=answer.pk).update(confidence=Answer.Confidence.HIGH)
     return document, answer

@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from qa.models import Answer, Conversation, Feedback
-from tests.qa.answer_rows import ingest_demo, make_answer
+from tests.qa.answer_rows import answer_reads_after_it_was_stored, ingest_demo, make_answer
 from verification.flags import WARNING_WEAK
 
 pytestmark = pytest.mark.django_db
@@ -202,6 +204,18 @@ def test_htmx_post_returns_the_fragment_and_continues_the_conversation(client, e
     assert second.conversation_id == answer.conversation_id
     assert "有給" in second.search_query  # the follow-up searched with the conversation so far
     assert "検索した内容" in follow.content.decode()
+
+
+def test_htmx_post_shows_the_answer_it_made_without_reading_it_back(client, employee, demo_docs):
+    client.force_login(employee)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post(reverse("qa:ask"), {"text": "有給休暇は何日もらえますか？"}, **HTMX)
+
+    assert answer_reads_after_it_was_stored(queries.captured_queries) == []
+    answer = Answer.objects.get(user=employee)
+    html = response.content.decode()
+    assert f'id="answer-{answer.pk}"' in html and "10日" in html
+    assert f'href="#fn-{answer.pk}-1"' in html and "attendance.md" in html  # its footnote, from the rows just stored
 
 
 # --- feedback -----------------------------------------------------------------

@@ -53,7 +53,7 @@ def test_a_kana_only_question_finds_the_kanji_document(corpus, employee):
     assert ("経費精算", "reading") in {(m.term, m.via) for m in result.vocabulary}
     assert result.hits[0].filename == "expenses.md"
 
-    answer = answer_question(user=employee, text="けいひせいさんのきげんはいつまで")
+    answer = answer_question(user=employee, text="けいひせいさんのきげんはいつまで").answer
     assert answer.response_type == Answer.ResponseType.ANSWER
     assert "1ヶ月以内" in answer.answer_text
 
@@ -67,7 +67,7 @@ def test_an_everyday_abbreviation_reaches_the_documents_term(corpus, employee):
 
 
 def test_an_english_question_is_answered_from_a_japanese_document_without_a_glossary(corpus, employee):
-    answer = answer_question(user=employee, text="What should I do if I forget my password?")
+    answer = answer_question(user=employee, text="What should I do if I forget my password?").answer
     assert answer.response_type == Answer.ResponseType.ANSWER
     assert "2300" in answer.answer_text
     citations = answer_payload(answer)["citations"]
@@ -103,7 +103,7 @@ def test_a_question_about_another_companys_rules_is_not_answered_with_ours(corpu
 
     A name the documents do use is no reason to abstain, written in kana or as written.
     """
-    other = answer_question(user=employee, text="ソニーの育児休業は子どもが何歳になるまで取れますか？")
+    other = answer_question(user=employee, text="ソニーの育児休業は子どもが何歳になるまで取れますか？").answer
     assert other.response_type == Answer.ResponseType.NOT_FOUND
     assert "1歳6ヶ月" not in other.answer_text
 
@@ -111,9 +111,9 @@ def test_a_question_about_another_companys_rules_is_not_answered_with_ours(corpu
         text="# 提携施設\n\n## 保養所\nトヨタ記念保養所は、社員とその家族が年2回まで利用できます。\n",
         filename="resort.md",
     )
-    named = answer_question(user=employee, text="トヨタ記念保養所は年に何回使えますか？")
+    named = answer_question(user=employee, text="トヨタ記念保養所は年に何回使えますか？").answer
     assert named.response_type == Answer.ResponseType.ANSWER and "年2回" in named.answer_text
-    ours = answer_question(user=employee, text="育児休業は子どもが何歳になるまで取れますか？")
+    ours = answer_question(user=employee, text="育児休業は子どもが何歳になるまで取れますか？").answer
     assert ours.response_type == Answer.ResponseType.ANSWER and "1歳6ヶ月" in ours.answer_text
 
 

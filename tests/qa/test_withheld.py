@@ -35,7 +35,7 @@ MESSAGE = str(WITHHELD_MESSAGE)
 def answered(ingest, employee):
     """attendance.md open to everyone, and the employee's answer quoting it."""
     document = ingest("attendance.md")
-    answer = answer_question(user=employee, text=QUESTION)
+    answer = answer_question(user=employee, text=QUESTION).answer
     assert answer.response_type == Answer.ResponseType.ANSWER and "10日" in answer.answer_text
     quotes = list(answer.citations.values_list("cited_text", flat=True))
     assert quotes and all(quotes)
@@ -121,7 +121,7 @@ def test_an_answer_about_a_deleted_restricted_document_is_withheld(ingest, emplo
     managers = Group.objects.get_or_create(name="managers")[0]
     employee.groups.add(managers)
     document = ingest("attendance.md", groups=["managers"])
-    answer = answer_question(user=employee, text=QUESTION)
+    answer = answer_question(user=employee, text=QUESTION).answer
     assert "10日" in answer.answer_text
     document_delete(document=document)
 

@@ -49,7 +49,7 @@ def manager_reviewer(managers: Group) -> User:
 @pytest.fixture
 def restricted_answer(ingest, manager: User) -> Answer:
     ingest("evaluation.md", groups=["managers"])
-    answer = answer_question(user=manager, text=QUESTION)
+    answer = answer_question(user=manager, text=QUESTION).answer
     assert "1.5" in answer.answer_text, answer.answer_text  # the answer really quotes the restricted text
     feedback_record(
         answer=answer, user=manager, rating=Feedback.Rating.DOWN, reason="insufficient", comment="S 1.5 は古い"
@@ -183,7 +183,7 @@ def test_deleting_the_restricted_document_does_not_open_the_answer(
 def test_an_answer_from_open_documents_stays_readable(ingest, employee: User, reviewer: User) -> None:
     ingest("attendance.md")
     ingest("evaluation.md", groups=["managers"])
-    answer = answer_question(user=employee, text="有給休暇は何日もらえますか？")
+    answer = answer_question(user=employee, text="有給休暇は何日もらえますか？").answer
     feedback_record(answer=answer, user=employee, rating=Feedback.Rating.DOWN, reason="insufficient")
     assert not AnswerSource.objects.filter(answer=answer, filename="evaluation.md").exists()
     html = client_for(reviewer).get(reverse("admin:qa_answer_change", args=[answer.pk])).content.decode()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from qa.models import Answer
-from qa.presenters import FLAG_LABELS as USER_LABELS
+from qa.results import FLAG_LABELS as USER_LABELS
 from verification.review.admin_filters import FLAG_LABELS as REVIEWER_LABELS
 from verification.flags import FLAG_NAMES, FLAGS, REVIEW_FLAGS, VERIFIER_FLAG_NAMES
 from verification.review.queue import QUEUE_FLAGS

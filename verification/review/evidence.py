@@ -183,7 +183,7 @@ def answer_evidence(answer: Answer) -> dict[str, Any]:
     return {
         "replaced": bool(answer.original_answer_text) and answer.original_answer_text != answer.answer_text,
         "flags": [(name, FLAG_LABELS[name]) for name in answer.flags],
-        "warnings": [str(w) for w in (answer.warnings or verdict.get("warnings") or [])],
+        "warnings": answer.verdict.warnings,
         "grounded_percent": f"{grounded * 100:.0f}%" if isinstance(grounded, int | float) else "",
         "retrieved": _retrieved(answer, cited_ids, cited_quotes),
         "sentences": _sentences(verdict.get("sentences") or []),

@@ -132,7 +132,7 @@ def _asked_again(answer: Answer) -> Answer | None:
     kwargs: dict[str, Any] = {"document": answer.restricted_document} if answer.restricted_document else {}
     try:
         with transaction.atomic():
-            fresh = answer_question(user=answer.user, text=answer.question, **kwargs)
+            fresh = answer_question(user=answer.user, text=answer.question, **kwargs).answer
             transaction.set_rollback(True)
     except (ValidationError, DenseIndexUnavailableError):
         return None

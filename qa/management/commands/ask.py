@@ -29,10 +29,10 @@ class Command(BaseCommand):
             if user is None:
                 raise CommandError("no superuser: pass --user")
         try:
-            answer = answer_question(user=user, text=str(options["question"]))
+            result = answer_question(user=user, text=str(options["question"]))
         except ValidationError as exc:
             raise CommandError(" ".join(exc.messages)) from exc
-        payload = answer_payload(answer)
+        payload = answer_payload(result)
         if options["json"]:
             self.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2))
             return
