@@ -130,13 +130,17 @@ _cache: dict[str, object] = {}
 
 def live_vocabulary() -> LiveVocabulary:
     """The live versions' vocabulary, rebuilt when the set of live versions changes (else the process's copy)."""
-    live = tuple(sorted(Document.objects.exclude(live_version=None).values_list("live_version_id", flat=True)))
+    # Keyed by when each live version was indexed too: an id can come back after a rollback (SQLite)
+    # or a version be re-indexed in place, and either may change its terms.
+    key = tuple(
+        sorted(Document.objects.exclude(live_version=None).values_list("live_version_id", "live_version__indexed_at"))
+    )
     with _cache_lock:
-        if _cache.get("key") == live:
+        if _cache.get("key") == key:
             return _cache["vocabulary"]  # type: ignore[return-value]
-    vocabulary = _load(live)
+    vocabulary = _load(tuple(version for version, _indexed in key))
     with _cache_lock:
-        _cache.update(key=live, vocabulary=vocabulary)
+        _cache.update(key=key, vocabulary=vocabulary)
     return vocabulary
 
 

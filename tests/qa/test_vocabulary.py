@@ -172,12 +172,12 @@ def test_the_number_asked_for_is_looked_for_in_the_best_document_when_its_hits_l
 )
 def test_a_workplace_question_in_words_the_documents_never_use_is_not_found(corpus, employee, question):
     """Plausible at any company, answered by none of these documents: no near passage is passed off as its answer."""
-    answer = answer_question(user=employee, text=question)
+    answer = answer_question(user=employee, text=question).answer
     assert answer.response_type == Answer.ResponseType.NOT_FOUND, answer.answer_text
     assert answer.usage["decision"]["reasons"] == ["unknown_word"]
 
 
 def test_an_everyday_word_the_documents_do_not_use_still_finds_their_term(corpus, employee):
     """育休 is not in the documents but the vocabulary reaches 育児休業: not an unknown word."""
-    answer = answer_question(user=employee, text="育休は子どもが何歳になるまで取れますか？")
+    answer = answer_question(user=employee, text="育休は子どもが何歳になるまで取れますか？").answer
     assert answer.response_type == Answer.ResponseType.ANSWER and "1歳6ヶ月" in answer.answer_text
