@@ -679,6 +679,14 @@ def _index_failed(version: DocumentVersion, exc: Exception, *, dense: DenseIndex
     Document.objects.filter(pk=version.document_id).update(status=Document.Status.FAILED, status_message=message)
 
 
+def _older_versions(version: DocumentVersion) -> list[int]:
+    return list(
+        DocumentVersion.objects.filter(document_id=version.document_id, number__lt=version.number).values_list(
+            "pk", flat=True
+        )
+    )
+
+
 def _go_live(version: DocumentVersion, *, dense: DenseIndex, keyword: KeywordIndex) -> None:
     """Make an indexed ``version`` live and drop the version it replaces from both indexes."""
     try:
@@ -707,6 +715,9 @@ def _go_live(version: DocumentVersion, *, dense: DenseIndex, keyword: KeywordInd
                 DocumentVersion.objects.filter(pk=version.pk).update(
                     indexed_at=timezone.now(), embedding_model=EMBEDDING_MODEL_NAME, error=""
                 )
+                # The older versions' keyword entries go with the switch, in its transaction: a worker
+                # stopped or a database locked right after it cannot leave them behind a live version.
+                keyword.delete_versions(_older_versions(version))
     except Exception as exc:  # report, keep the old version
         if is_database_unavailable(exc):
             raise  # the transaction rolled back: versions_index waits and runs again
@@ -715,11 +726,9 @@ def _go_live(version: DocumentVersion, *, dense: DenseIndex, keyword: KeywordInd
     if stale == version.pk:
         remove_versions([stale], dense=dense, keyword=keyword)
     else:
-        # Every older version's entries, not only the one just replaced: if a run was interrupted
-        # after going live (a database locked while removing), the run again finds this version
-        # live already and must still remove what the interrupted run left.
-        older = DocumentVersion.objects.filter(document_id=version.document_id, number__lt=version.number)
-        remove_versions(list(older.values_list("pk", flat=True)), dense=dense, keyword=keyword)
+        # Every older version's dense entries, not only the one just replaced: if a run was interrupted
+        # after going live, the run again finds this version live already and must still remove them.
+        remove_versions(_older_versions(version), dense=dense, keyword=keyword)
     announce_change()
     if stale != version.pk:  # this version is live (new, or re-embedded in place)
         live_documents_changed.send(sender=Document)

@@ -281,9 +281,12 @@ def test_an_older_version_indexed_late_never_replaces_the_newer_live_one(owner):
     assert fts_rows([v1.pk]) == 0 and not dense_ids_for(v1.pk)
 
 
-def test_a_run_interrupted_after_going_live_leaves_nothing_of_the_replaced_version_when_run_again(owner, monkeypatch):
-    """The race a worker met: v2 went live, then the database was locked while v1's keyword entries were
-    removed. The run again finds v2 live already; it must still remove v1 from both indexes."""
+def test_a_go_live_interrupted_by_a_locked_database_leaves_the_old_version_answering_and_nothing_behind_when_run_again(
+    owner, monkeypatch
+):
+    """The race a worker met: the database was locked while v1's keyword entries were removed as v2 went
+    live. The switch and that removal are one transaction, so v1 still answers; the run again makes v2
+    live and leaves nothing of v1 in either index."""
     from django.db import OperationalError
 
     from documents.keyword_index import Fts5KeywordIndex
@@ -302,7 +305,7 @@ def test_a_run_interrupted_after_going_live_leaves_nothing_of_the_replaced_versi
     with pytest.raises(OperationalError):
         _versions_index_once([v2], progress=None)
     document.refresh_from_db()
-    assert document.live_version_id == v2.pk and fts_rows([v1.pk]) > 0  # live, but v1 left behind
+    assert document.live_version_id == v1.pk and fts_rows([v1.pk]) > 0  # rolled back whole: v1 answers
 
     monkeypatch.setattr(Fts5KeywordIndex, "delete_versions", real_delete)
     version_index(version=DocumentVersion.objects.get(pk=v2.pk))

@@ -275,6 +275,18 @@ def test_a_new_version_uploaded_while_the_previous_one_is_indexed_cancels_it(por
         _started_embedding(portal, worker, v2)
         portal.ingest(TRAVEL_V1.replace("2,000円", "4,200円"))
         worker.wait_while(lambda: live_status(portal) != ("ready", 3), "v3 never went live", 180)
+        # Then its job ends: the old version's dense entries go just after the switch (a worker killed
+        # in between leaves them to check_index --repair; that is the recovery tests' business).
+        worker.wait_while(
+            lambda: (
+                portal.rows(
+                    "SELECT status FROM django_tasks_database_dbtaskresult WHERE status NOT IN ('SUCCESSFUL', 'FAILED')"
+                )
+                != []
+            ),
+            "the indexing jobs did not end",
+            120,
+        )
     finally:
         worker.stop()
 
