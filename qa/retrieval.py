@@ -89,7 +89,7 @@ def apply_floor_and_diversity(
     kept: list[Candidate] = []
     per_doc: dict[int, int] = {}
     for c in candidates:
-        if c.keyword_rank is None and (c.similarity or 0.0) < min_similarity:
+        if not _above_floor(c, min_similarity):
             continue
         doc = document_of.get(c.chunk_id)
         if doc is None:
@@ -101,6 +101,11 @@ def apply_floor_and_diversity(
         if len(kept) >= k:
             break
     return kept
+
+
+def _above_floor(candidate: Candidate, min_similarity: float) -> bool:
+    """Whether a candidate matches something: a keyword match, or a dense similarity of at least ``min_similarity``."""
+    return candidate.keyword_rank is not None or (candidate.similarity or 0.0) >= min_similarity
 
 
 def search(
@@ -342,7 +347,7 @@ def _more_of_the_best_document(
         if c.chunk_id not in taken
         and c.chunk_id in chunks
         and chunks[c.chunk_id].document_id == best_document
-        and (c.keyword_rank is not None or (c.similarity or 0.0) >= settings.RAG_MIN_SIMILARITY)
+        and _above_floor(c, settings.RAG_MIN_SIMILARITY)
     ][:extra]
 
 

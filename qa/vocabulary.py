@@ -71,6 +71,16 @@ def question_readings(text: str) -> list[str]:
     return [katakana(run) for run in _KANA_RUN.findall(fold(text))]
 
 
+def _visible_vocabulary(version_ids: Sequence[int]) -> tuple[LiveVocabulary, np.ndarray] | None:
+    """The live vocabulary and, per term, how many of ``version_ids`` use it; None when there is nothing to read."""
+    if not version_ids:
+        return None
+    vocabulary = live_vocabulary()
+    if not vocabulary.texts:
+        return None
+    return vocabulary, vocabulary.document_frequency(version_ids)
+
+
 def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool | None = None) -> list[TermMatch]:
     """The documents' terms that ``text`` means but does not write, at most :data:`MAX_EXPANSIONS`.
 
@@ -78,12 +88,10 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
     ``english``: the question's language as already analysed (read from ``text`` when None).
     Empty when there is no vocabulary (nothing indexed yet).
     """
-    if not version_ids:
+    visible = _visible_vocabulary(version_ids)
+    if visible is None:
         return []
-    vocabulary = live_vocabulary()
-    if not vocabulary.texts:
-        return []
-    df = vocabulary.document_frequency(version_ids)
+    vocabulary, df = visible
     folded = fold(text)
     words = question_words(text)
     by_reading = _Readings(vocabulary, df)
@@ -114,12 +122,10 @@ def unknown_words(text: str, *, version_ids: Sequence[int], reached: Iterable[st
     (有休 → 年次有給休暇 is known). Interrogatives (何日) and Latin words are not judged.
     Empty when there is no vocabulary (nothing indexed yet: nothing can be judged).
     """
-    if not version_ids:
+    visible = _visible_vocabulary(version_ids)
+    if visible is None:
         return []
-    vocabulary = live_vocabulary()
-    if not vocabulary.texts:
-        return []
-    df = vocabulary.document_frequency(version_ids)
+    vocabulary, df = visible
     by_reading = _Readings(vocabulary, df)
     known = set(reached)
     return [
@@ -137,14 +143,6 @@ def unknown_words(text: str, *, version_ids: Sequence[int], reached: Iterable[st
         # Kanji words share readings too often to be matched by them (as in _by_word_reading).
         and (has_kanji(w.surface) or by_reading.get(unvoiced(w.reading)) is None)
     ]
-
-
-def unknown_names(text: str, *, version_ids: Sequence[int], reached: Iterable[str] = ()) -> list[str]:
-    """The proper nouns (a company, person or place) among :func:`unknown_words`.
-
-    「ソニーの育児休業は？」 over one company's rules asks about another company's: its rules are not in them.
-    """
-    return [w.surface for w in unknown_words(text, version_ids=version_ids, reached=reached) if w.proper]
 
 
 def written_as_documents(text: str, matches: Sequence[TermMatch]) -> str:
