@@ -44,6 +44,7 @@ _SCORE = "q.idf * p.tf * %(k1p1)s::float8 / (p.tf + %(c0)s::float8 + %(c1)s::flo
 class KeywordHit:
     chunk_id: int
     bm25: float  # higher is better (FTS5's bm25() negated)
+    version_id: int | None = None
 
 
 class KeywordIndex(Protocol):
@@ -137,7 +138,7 @@ class Fts5KeywordIndex:
         expression = match_expression(query)
         if not expression or n <= 0 or (version_ids is not None and not version_ids):
             return []
-        sql = f"SELECT rowid, bm25({TABLE}) FROM {TABLE} WHERE {TABLE} MATCH {self._p}"
+        sql = f"SELECT rowid, bm25({TABLE}), version_id FROM {TABLE} WHERE {TABLE} MATCH {self._p}"
         params: list[Any] = [expression]
         if version_ids is not None:
             sql += f" AND version_id IN ({_marks(self._p, version_ids)})"
@@ -145,7 +146,10 @@ class Fts5KeywordIndex:
         sql += f" ORDER BY bm25({TABLE}) LIMIT {int(n)}"
         with self._cursor() as cur:
             cur.execute(sql, params)
-            return [KeywordHit(chunk_id=int(row[0]), bm25=-float(row[1])) for row in cur.fetchall()]
+            return [
+                KeywordHit(chunk_id=int(r[0]), bm25=-float(r[1]), version_id=int(r[2]) if r[2] is not None else None)
+                for r in cur.fetchall()
+            ]
 
     def has_token(self, token: str, *, version_ids: Sequence[int] | None = None) -> bool:
         if not token or (version_ids is not None and not version_ids):
@@ -404,7 +408,7 @@ class PostgresKeywordIndex:
             # Without optional tokens the partial score is the full one: the best n are exact.
             params["candidates"] = int(n) * self._budget.candidates_per_hit if optional else int(n)
             cur.execute(self._ranking_sql(visible=version_ids is not None), params)
-            return [KeywordHit(chunk_id=int(r[0]), bm25=float(r[1])) for r in cur.fetchall()]
+            return [KeywordHit(chunk_id=int(r[0]), bm25=float(r[1]), version_id=int(r[2])) for r in cur.fetchall()]
 
     def _scoring(self, cur: Any, terms: list[str]) -> tuple[dict[str, float], dict[str, int], dict[str, Any]] | None:
         """The query tokens' idf (``informative_terms``), document frequencies and the score's constants.
@@ -449,11 +453,11 @@ class PostgresKeywordIndex:
     def _ranking_sql(self, *, visible: bool) -> str:
         """The best ``n``: candidates by the essential tokens' score, ranked with the optional tokens added."""
         return (
-            f"WITH partial AS (SELECT p.chunk_id, sum({_SCORE}) AS score "
+            f"WITH partial AS (SELECT p.chunk_id, min(p.version_id) AS version_id, sum({_SCORE}) AS score "
             f"FROM {self._postings('essential', visible=visible)} GROUP BY p.chunk_id "
             "HAVING sum(" + _SCORE + ") + %(optional_bound)s::float8 >= %(threshold)s::float8 "
             "ORDER BY score DESC, p.chunk_id LIMIT %(candidates)s) "
-            "SELECT c.chunk_id, c.score + coalesce(o.score, 0) AS score FROM partial c "
+            "SELECT c.chunk_id, c.score + coalesce(o.score, 0) AS score, c.version_id FROM partial c "
             f"LEFT JOIN LATERAL ({self._lookup('optional')}) o ON true "
             "ORDER BY score DESC, c.chunk_id LIMIT %(n)s"
         )

@@ -42,6 +42,7 @@ GENERATION_FILE = ".ragportal-generation"
 class DenseHit:
     chunk_id: int
     similarity: float
+    version_id: int | None = None  # from the entry's metadata (None: an entry without one)
 
 
 def _client(path: str | None, host: str | None, port: int) -> Any:
@@ -239,11 +240,14 @@ class DenseIndex:
                 query_embeddings=[query_embedding],
                 n_results=min(n, count),
                 where=where,
-                include=["distances"],
+                include=["distances", "metadatas"],
             )
-        ids = result["ids"][0]
-        distances = result["distances"][0]
-        return [DenseHit(chunk_id=int(i), similarity=1.0 - float(d)) for i, d in zip(ids, distances, strict=True)]
+        ids, distances = result["ids"][0], result["distances"][0]
+        versions = [(m or {}).get("version_id") for m in result["metadatas"][0]]
+        return [
+            DenseHit(chunk_id=int(i), similarity=1.0 - float(d), version_id=int(v) if v is not None else None)
+            for i, d, v in zip(ids, distances, versions, strict=True)
+        ]
 
 
 def reset_if_used() -> None:

@@ -8,19 +8,53 @@ index. Modes ``dense`` and ``keyword`` run one half alone, for measurement.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, TypeVar
 
 from documents.embeddings import embed_query
-from documents.keyword_index import KeywordIndex
+from documents.keyword_index import KeywordHit, KeywordIndex
 from documents.segmentation import tokens
-from documents.vectorstore import DenseIndex
+from documents.vectorstore import DenseHit, DenseIndex
 from qa.fusion import Candidate, score_fusion, weighted_rrf
 from qa.rerank import rerank
 
 Mode = Literal["hybrid", "dense", "keyword"]
+# The access filter runs after the search when that is exact: an unfiltered search for this many
+# times the candidates keeps the hits of the versions the user may read, and when at least the
+# candidates remain they are the best visible ones (nothing visible ranks between them). A filtered
+# search costs every question a lot on a large index (Chroma's ``$in`` over thousands of versions,
+# the PostgreSQL postings joined with them), and most users may read most of it. A user who may read
+# little of the index gets too few visible hits that way, and then the filtered search runs.
+POST_FILTER_FACTOR = 3
+
+
+class _Hit(Protocol):
+    @property
+    def version_id(self) -> int | None: ...
+
+
+_HitT = TypeVar("_HitT", bound=_Hit)
+
+
+def visible_hits(
+    search: Callable[[int, list[int] | None], Sequence[_HitT]], *, n: int, version_ids: list[int] | None
+) -> list[_HitT]:
+    """The best ``n`` hits of ``search(n, version_ids)``, found by an unfiltered search when that is exact.
+
+    ``search(k, ids)`` returns the best ``k`` hits among versions ``ids`` (None: all), each with its version.
+    """
+    if version_ids is not None and len(version_ids) > 1:
+        wide = n * POST_FILTER_FACTOR
+        hits = search(wide, None)
+        allowed = set(version_ids)
+        kept = [h for h in hits if h.version_id in allowed]
+        if len(kept) >= n or len(hits) < wide:  # fewer than asked: the search returned every match
+            return kept[:n]
+    return list(search(n, version_ids))
+
+
 # The timings a search reports, in order (milliseconds).
 ENGINE_STAGES = ("dense", "keyword", "fusion", "rerank")
 
@@ -107,16 +141,20 @@ class HybridEngine:
         return EngineResult(fused, timings)
 
     def _dense_hits(self, query_vector: Any, version_ids: list[int] | None) -> list[tuple[int, float]]:
-        where = None
-        if version_ids is not None:
-            where = (
-                {"version_id": {"$in": list(version_ids)}} if len(version_ids) > 1 else {"version_id": version_ids[0]}
-            )
-        hits = self.dense.search(query_vector, n=self.config.candidates, where=where)
+        def search(n: int, ids: list[int] | None) -> list[DenseHit]:
+            where = None
+            if ids is not None:
+                where = {"version_id": {"$in": list(ids)}} if len(ids) > 1 else {"version_id": ids[0]}
+            return self.dense.search(query_vector, n=n, where=where)
+
+        hits = visible_hits(search, n=self.config.candidates, version_ids=version_ids)
         return [(h.chunk_id, h.similarity) for h in hits]
 
     def _keyword_hits(self, query: str, version_ids: list[int] | None) -> list[tuple[int, float]]:
-        hits = self.keyword.search(query, n=self.config.candidates, version_ids=version_ids)
+        def search(n: int, ids: list[int] | None) -> list[KeywordHit]:
+            return self.keyword.search(query, n=n, version_ids=ids)
+
+        hits = visible_hits(search, n=self.config.candidates, version_ids=version_ids)
         return [(h.chunk_id, h.bm25) for h in hits]
 
     def _fuse(
