@@ -534,11 +534,9 @@ class ExtractiveProvider:
     ) -> _Candidate:
         """One sentence's lexical coverage of the question and its score (coverage plus bonuses and penalties).
 
-        A question token found only in the heading the sentence stands under, or in
-        the sentence it continues or is continued by (:func:`_continues`), counts
-        :data:`UNDER_WEIGHT`; only in the chunk's other headings, half. When the
-        question matches no sentence at all (English over Japanese text), the
-        expansion terms alone make the coverage.
+        A question token only in the heading above the sentence or in a sentence linked to it (:func:`_continues`)
+        counts :data:`UNDER_WEIGHT`, only in other headings half; when the question matches no sentence at
+        all (English over Japanese text), the expansion terms alone make the coverage.
         """
         found, under, lead = sentence.tokens, sentence.under, sentence.lead
         matched = sum(
