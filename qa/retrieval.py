@@ -208,10 +208,15 @@ def _asked_fact_in_the_best_document(
 
 
 def _unknown_words(question: Question, found: _Retrieved) -> list[Word]:
-    """The question's nouns that nothing searched uses (qa.vocabulary.unknown_words), less those expanded."""
+    """The question's nouns that nothing searched uses (qa.vocabulary.unknown_words), less those expanded.
+
+    A word reached only by meaning is still unknown: nearness in meaning is a guess
+    (「居酒屋」 is near some term of any handbook about meals), while spelling, reading,
+    abbreviation and the glossary say the word is one the documents use.
+    """
     folded = fold(question.spelled)
     fired = [fold(term) for term, _ in dictionary_rules() if term and fold(term) in folded]
-    reached = {m.word for m in found.matches}
+    reached = {m.word for m in found.matches if m.via != "meaning"}
     return [
         w
         for w in unknown_words(question.spelled, version_ids=found.version_ids, reached=reached)

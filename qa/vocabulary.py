@@ -38,6 +38,7 @@ from documents.vocabulary import Word, analyse, boundaries, has_kanji, katakana,
 from documents.vocabulary_store import LiveVocabulary, live_vocabulary
 from qa.ambiguity import content_terms
 from ragportal.text import HIRAGANA, fold, is_english
+from ragportal.words import ENGLISH_STOP_WORDS
 
 Via = Literal["spelling", "reading", "abbreviation", "meaning"]
 # A term's reading must be this long (kana) to be recognised in kana input: shorter ones collide by chance.
@@ -160,25 +161,39 @@ def written_as_documents(text: str, matches: Sequence[TermMatch]) -> str:
 
 
 def _used(text: str, vocabulary: LiveVocabulary, df: np.ndarray) -> bool:
+    return _use_count(text, vocabulary, df) > 0
+
+
+def _use_count(text: str, vocabulary: LiveVocabulary, df: np.ndarray) -> int:
+    """How many of the visible versions use ``text`` as a term, as written."""
     row = vocabulary.index.get(text)
-    return row is not None and df[row] > 0
+    return 0 if row is None else int(df[row])
 
 
 def _by_spelling(words: list[Word], vocabulary: LiveVocabulary, df: np.ndarray, folded: str) -> list[TermMatch]:
-    """Terms spelled differently from a question's word but normalised the same (締切 / 〆切 / 締め切り)."""
+    """Terms spelled differently from a question's word but normalised the same (締切 / 〆切 / 締め切り).
+
+    A Latin word (hotel) reaches its katakana form (ホテル) when more documents
+    write it so than as written: Japanese text may quote the English word now and
+    then, yet say ホテル. A Japanese word the documents use as written reaches nothing.
+    """
     wanted = {
         w.normalized: w.surface
         for w in words
-        if w.noun and len(w.surface) >= 2 and not _used(w.surface, vocabulary, df)
+        if w.noun
+        and len(w.surface) >= 2
+        and w.surface not in ENGLISH_STOP_WORDS
+        and (w.surface.isascii() or not _used(w.surface, vocabulary, df))
     }
     if not wanted:
         return []
     found: dict[str, tuple[int, str]] = {}
-    for norm in wanted:
+    for norm, surface in wanted.items():
+        as_written = _use_count(surface, vocabulary, df)
         for row in vocabulary.by_normalized.get(norm, ()):
             term = vocabulary.texts[row]
             # An English word's katakana form must be a word, not a fragment (day → デー).
-            if df[row] > 0 and term not in folded and (len(term) >= 3 or not wanted[norm].isascii()):
+            if df[row] > as_written and term not in folded and (len(term) >= 3 or not surface.isascii()):
                 best = found.get(norm)
                 if best is None or df[row] > best[0]:
                     found[norm] = (int(df[row]), vocabulary.texts[row])

@@ -27,7 +27,7 @@ import math
 import re
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Unpack
 
 from documents.sentence_vectors import sentence_spans
@@ -191,6 +191,8 @@ class _Sentence:
     # The tokens and meaning (cosine to the question) of the heading the sentence stands under, in its chunk.
     under: dict[str, float] = field(default_factory=dict)
     under_meaning: float = 0.0
+    # The tokens of the sentence this one continues, or that continues it (:func:`_continues`): one statement.
+    lead: dict[str, float] = field(default_factory=dict)
 
 
 _TABLE_LINE = re.compile(r"^\|.*\|$")
@@ -280,6 +282,8 @@ def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, chunk_meanings: li
             )
             continue
         header = ()
+        own = tokens(text)
+        lead = {} if sentence.heading else _linked_to_previous(sentences, text, own)
         sentences.append(
             _Sentence(
                 chunk_index,
@@ -287,14 +291,41 @@ def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, chunk_meanings: li
                 sentence.end,
                 sentence.heading,
                 text,
-                tokens(text),
+                own,
                 meaning,
                 (),
                 under,
                 under_meaning,
+                lead,
             )
         )
     return sentences
+
+
+def _linked_to_previous(sentences: list[_Sentence], text: str, own: dict[str, float]) -> dict[str, float]:
+    """The tokens of the sentence ``text`` continues ({} when none); that sentence, in ``sentences``, reads ``own``.
+
+    One statement in two sentences: each reads the other's words. The sentence
+    before is the last one with words (not the 「**」 closing a bold line).
+    """
+    at = next((i for i in range(len(sentences) - 1, -1, -1) if sentences[i].tokens), None)
+    if not own or at is None or not _continues(sentences[at], text):
+        return {}
+    sentences[at] = replace(sentences[at], lead={**own, **sentences[at].lead})
+    return sentences[at].tokens
+
+
+def _continues(previous: _Sentence, text: str) -> bool:
+    """Whether ``text`` continues the sentence before it: what it says is about that sentence's subject.
+
+    Two ways, both plain Japanese writing: it opens with a word pointing back
+    (「そのため、毎年最大…を提供しています」 after the sentence naming the fund), or it
+    follows a question the document asks itself (an FAQ's 「…どうすればいい？」, then its answer).
+    A heading is not continued: what stands under it is already read with it.
+    """
+    if previous.heading or previous.header:
+        return False
+    return bool(_CONTEXT_OPENERS.match(fold(text).lstrip("*_ "))) or _is_question(previous.text)
 
 
 @dataclass(frozen=True)
@@ -503,15 +534,15 @@ class ExtractiveProvider:
     ) -> _Candidate:
         """One sentence's lexical coverage of the question and its score (coverage plus bonuses and penalties).
 
-        A question token found only in the chunk's context (headings) counts
-        half; when the question matches no sentence at all (English over
-        Japanese text), the expansion terms alone make the coverage.
+        A question token only in the heading above the sentence or in a sentence linked to it (:func:`_continues`)
+        counts :data:`UNDER_WEIGHT`, only in other headings half; when the question matches no sentence at
+        all (English over Japanese text), the expansion terms alone make the coverage.
         """
-        found, under = sentence.tokens, sentence.under
+        found, under, lead = sentence.tokens, sentence.under, sentence.lead
         matched = sum(
-            w if t in found else (UNDER_WEIGHT if t in under else 0.5) * w
+            w if t in found else (UNDER_WEIGHT if t in under or t in lead else 0.5) * w
             for t, w in query.weights.items()
-            if t in found or t in under or t in context
+            if t in found or t in under or t in lead or t in context
         )
         coverage = matched / query.total if query.total else 0.0
         term_coverage = max(
@@ -611,6 +642,9 @@ class ExtractiveProvider:
             previous = _previous_in_chunk(candidates, best)
             if previous is not None:
                 chosen = [previous, best]
+        elif limit > 1 and (asked := _question_before(candidates, best)) is not None:
+            # The answer to a document's own question is quoted under that question.
+            chosen = [asked, best]
         # The best match names the topic but not the fact asked for (何日 and
         # no number): the chunk's best sentence that carries it completes it.
         if facts and len(chosen) < limit and not any(_fact_bonus(c.text, facts, units) for c in chosen):
@@ -840,6 +874,15 @@ def _answer_after(candidates: list[_Candidate], question: _Candidate) -> list[_C
             break
         answer.append(sentence)
     return answer
+
+
+def _question_before(candidates: list[_Candidate], sentence: _Candidate) -> _Candidate | None:
+    """The document's own question just before ``sentence`` in its chunk (past fragments with no words), if any."""
+    before = [
+        c for c in candidates if c.chunk_index == sentence.chunk_index and c.end <= sentence.start and tokens(c.text)
+    ]
+    previous = max(before, key=lambda c: c.start, default=None)
+    return previous if previous is not None and _is_question(previous.text) else None
 
 
 def _previous_in_chunk(candidates: list[_Candidate], sentence: _Candidate) -> _Candidate | None:

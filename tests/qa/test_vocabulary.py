@@ -181,3 +181,43 @@ def test_an_everyday_word_the_documents_do_not_use_still_finds_their_term(corpus
     """育休 is not in the documents but the vocabulary reaches 育児休業: not an unknown word."""
     answer = answer_question(user=employee, text="育休は子どもが何歳になるまで取れますか？").answer
     assert answer.response_type == Answer.ResponseType.ANSWER and "1歳6ヶ月" in answer.answer_text
+
+
+def test_a_word_reached_only_by_meaning_is_still_unknown(corpus, employee):
+    """Nearness in meaning is a guess: 「ゴルフ」 near some term of the documents does not make
+    the word one they use. Reached by reading or spelling, the same word is known."""
+    from documents.selectors import searchable_version_ids
+    from qa.expansion import Expansion
+    from qa.question import analyse_question
+    from qa.retrieval import _Retrieved, _unknown_words
+    from qa.vocabulary import TermMatch
+
+    question = analyse_question("ゴルフコンペの参加費は経費で精算できますか？")
+
+    def unknown(via: str) -> list[str]:
+        found = _Retrieved(
+            expansion=Expansion(question.text, question.text),
+            hits=[],
+            chunks={},
+            version_ids=searchable_version_ids(employee),
+            timings={},
+            matches=[TermMatch(word="ゴルフ", term="経費精算", via=via)],
+        )
+        return [w.surface for w in _unknown_words(question, found)]
+
+    assert "ゴルフ" in unknown("meaning")
+    assert "ゴルフ" not in unknown("reading")
+
+
+def test_an_english_word_reaches_the_katakana_the_documents_write_more_often(ingest, employee):
+    """「hotel」 is quoted in Latin letters once (a partner's name) but the documents say ホテル:
+    the English question is searched and answered with ホテル."""
+    ingest(text="# 出張\n\n## 宿泊\n出張のホテルは1泊15,000円までです。\n", filename="travel.md")
+    ingest(text="# 出張の手配\n\n## 予約\nホテルの予約は出張手配システムで行います。\n", filename="booking.md")
+    ingest(text="# 福利厚生\n\n## 提携先\n提携先の Sakura Hotel では社員割引があります。\n", filename="partners.md")
+
+    result = search(user=employee, query="What is the hotel limit per night?")
+    assert ("hotel", "ホテル", "spelling") in {(m.word, m.term, m.via) for m in result.vocabulary}
+    answer = answer_question(user=employee, text="What is the hotel limit per night?").answer
+    assert answer.response_type == Answer.ResponseType.ANSWER
+    assert "15,000円" in answer.answer_text

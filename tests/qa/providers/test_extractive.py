@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from qa.providers.base import ABSTAIN_EN, ABSTAIN_JA
 from verification.grounding import ENGLISH_LEAD_IN
 from qa.providers.extractive import ExtractiveProvider
@@ -193,3 +195,39 @@ def test_each_quantity_a_two_part_question_asks_for_gets_a_sentence():
     )
     answer = ExtractiveProvider().generate("在宅勤務は週何日までできて、手当は月いくらですか？", [chunk])
     assert "週3日まで" in answer.text and "4,000円" in answer.text
+
+
+def test_the_answer_to_a_documents_own_question_reads_that_questions_words():
+    """An FAQ's answer (「過去30日以内…」) shares none of the asker's words: its question does.
+
+    Read with its question it carries the number of days asked for, and wins over a
+    first-ranked sentence that shares the words but states nothing; it is quoted under its question.
+    """
+    chunks = [
+        make_chunk(0, "休暇の入力を間違えないように注意してください。休暇は勤怠システムで入力します。", "leave.md"),
+        replace(
+            make_chunk(1, "**休暇の入力を間違えたときは？**\n過去30日以内のエントリは各自で編集できます。", "faq.md"),
+            score=0.9,
+        ),
+    ]
+    answer = ExtractiveProvider(meaning=False).generate("休暇の入力を間違えたら何日前の分まで直せる？", chunks)
+    texts = [b.text.strip() for b in answer.blocks]
+    assert texts[-1] == "過去30日以内のエントリは各自で編集できます。"
+    assert texts[0].endswith("間違えたときは？")
+
+
+def test_a_sentence_opening_with_a_word_pointing_back_is_read_with_the_sentence_before():
+    """「そのため、毎年最大5万円を…」 states the amount for what the sentence before it names
+    (資格取得): it answers 「資格取得の補助はいくら？」, not the first chunk's amount for something else."""
+    chunks = [
+        make_chunk(0, "健康診断は毎年受けてください。健康診断の費用は1万円まで会社が負担します。", "health.md"),
+        replace(
+            make_chunk(1, "会社は社員の資格取得を応援しています。そのため、毎年最大5万円を支給します。", "growth.md"),
+            score=0.9,
+        ),
+    ]
+    answer = ExtractiveProvider(meaning=False).generate("資格取得の補助はいくら？", chunks)
+    assert [b.text for b in answer.blocks] == [
+        "会社は社員の資格取得を応援しています。",
+        "そのため、毎年最大5万円を支給します。",
+    ]
