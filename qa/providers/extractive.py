@@ -878,16 +878,19 @@ def _answer_after(candidates: list[_Candidate], question: _Candidate) -> list[_C
 
 def _question_before(candidates: list[_Candidate], sentence: _Candidate) -> _Candidate | None:
     """The document's own question just before ``sentence`` in its chunk (past fragments with no words), if any."""
-    before = [
-        c for c in candidates if c.chunk_index == sentence.chunk_index and c.end <= sentence.start and tokens(c.text)
-    ]
-    previous = max(before, key=lambda c: c.start, default=None)
+    previous = _previous_in_chunk(candidates, sentence, worded=True)
     return previous if previous is not None and _is_question(previous.text) else None
 
 
-def _previous_in_chunk(candidates: list[_Candidate], sentence: _Candidate) -> _Candidate | None:
-    """The sentence just before ``sentence`` in its chunk, if any."""
-    before = [c for c in candidates if c.chunk_index == sentence.chunk_index and c.end <= sentence.start]
+def _previous_in_chunk(
+    candidates: list[_Candidate], sentence: _Candidate, *, worded: bool = False
+) -> _Candidate | None:
+    """The sentence just before ``sentence`` in its chunk, if any; ``worded``: skipping fragments with no words."""
+    before = [
+        c
+        for c in candidates
+        if c.chunk_index == sentence.chunk_index and c.end <= sentence.start and (not worded or tokens(c.text))
+    ]
     return max(before, key=lambda c: c.start, default=None)
 
 
