@@ -217,28 +217,23 @@ class DenseIndex:
             got = self.collection.get(ids=[str(i) for i in chunk_ids], include=["metadatas"])
         return {int(i): int(m["document_id"]) for i, m in zip(got["ids"], got["metadatas"], strict=True) if m}
 
-    def similarities(self, chunk_ids: Sequence[int], query_embedding: np.ndarray) -> dict[int, float]:
-        """Chunk id → cosine similarity to ``query_embedding`` (absent ids are left out).
-
-        For candidates that the dense search did not return (keyword-only hits).
-        """
+    def vectors(self, chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """Chunk id → its stored vector (absent ids are left out)."""
         if not chunk_ids:
             return {}
         with _server_reachable():
             got = self.collection.get(ids=[str(i) for i in chunk_ids], include=["embeddings"])
-        return {
-            int(i): float(np.asarray(e, dtype=np.float32) @ query_embedding)
-            for i, e in zip(got["ids"], got["embeddings"], strict=True)
-        }
+        return {int(i): np.asarray(e, dtype=np.float32) for i, e in zip(got["ids"], got["embeddings"], strict=True)}
 
     def search(self, query_embedding: np.ndarray, *, n: int, where: dict[str, Any] | None = None) -> list[DenseHit]:
-        count = self.count()
-        if count == 0 or n <= 0:
+        if n <= 0:
             return []
+        # Chroma returns every entry when asked for more than it holds (none from an empty
+        # collection), so no count() first: at 100,000 entries that call cost more than the query.
         with _server_reachable():
             result = self.collection.query(
                 query_embeddings=[query_embedding],
-                n_results=min(n, count),
+                n_results=n,
                 where=where,
                 include=["distances", "metadatas"],
             )

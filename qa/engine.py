@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
@@ -37,6 +38,13 @@ class _Hit(Protocol):
 
 _HitT = TypeVar("_HitT", bound=_Hit)
 
+# The dense half (the question's embedding, then Chroma) runs in this thread while the calling
+# thread runs the keyword half: the keyword search mostly waits on the database (PostgreSQL
+# computes in its own process), so the two overlap and a question waits for the slower half,
+# not for both. The keyword half stays on the caller's thread, and so on its database connection;
+# threads are started as questions need them, and the model is used under its lock anyway.
+_DENSE_HALF = ThreadPoolExecutor(max_workers=4, thread_name_prefix="dense-search")
+
 
 def visible_hits(
     search: Callable[[int, list[int] | None], Sequence[_HitT]], *, n: int, version_ids: list[int] | None
@@ -56,7 +64,7 @@ def visible_hits(
 
 
 # The timings a search reports, in order (milliseconds).
-ENGINE_STAGES = ("dense", "keyword", "fusion", "rerank")
+ENGINE_STAGES = ("embed", "dense", "keyword", "fusion", "rerank")
 
 
 @dataclass(frozen=True)
@@ -123,18 +131,28 @@ class HybridEngine:
         timings: dict[str, float] = {}
         if version_ids is not None and not version_ids:
             return EngineResult([], timings)
-        with _timed(timings, "dense"):
-            query_vector = embed_query(query)
-            dense_hits = [] if mode == "keyword" else self._dense_hits(query_vector, version_ids)
-        with _timed(timings, "keyword"):
-            keyword_hits = [] if mode == "dense" else self._keyword_hits(query, version_ids)
+
+        def dense_half() -> tuple[Any, list[tuple[int, float]]]:
+            with _timed(timings, "embed"):
+                vector = embed_query(query)
+            with _timed(timings, "dense"):
+                return vector, [] if mode == "keyword" else self._dense_hits(vector, version_ids)
+
+        dense_future = _DENSE_HALF.submit(dense_half)
+        try:
+            with _timed(timings, "keyword"):
+                keyword_hits = [] if mode == "dense" else self._keyword_hits(query, version_ids)
+                # Keyword-only candidates get their dense similarity too (scores and the relevance
+                # floor use it): their vectors are read while the dense half still runs.
+                vectors = self.dense.vectors([chunk_id for chunk_id, _ in keyword_hits])
+        finally:
+            query_vector, dense_hits = dense_future.result()
         with _timed(timings, "fusion"):
             fused = self._fuse(dense_hits, keyword_hits, mode)
-            # Keyword-only candidates get their dense similarity too (scores and the relevance floor use it).
-            missing = [c for c in fused if c.similarity is None]
-            similarities = self.dense.similarities([c.chunk_id for c in missing], query_vector)
-            for c in missing:
-                c.similarity = similarities.get(c.chunk_id, 0.0)
+            for c in fused:
+                if c.similarity is None:
+                    vector = vectors.get(c.chunk_id)
+                    c.similarity = float(vector @ query_vector) if vector is not None else 0.0
         with _timed(timings, "rerank"):
             if mode == "hybrid" and self.config.rerank_weight > 0:
                 fused = self._rerank(fused, query)

@@ -121,3 +121,6 @@ def test_benchmark_retrieval_reports_latency_per_index_size(db, tmp_path):
     for size in result["sizes"].values():
         assert 0 < size["p50_ms"] <= size["p95_ms"]
         assert size["acl_filtered_p50_ms"] > 0
+        for stage in ("embed", "dense", "keyword", "fusion", "rerank"):  # where the time goes
+            assert 0 <= size[f"{stage}_p50_ms"] <= size[f"{stage}_p95_ms"]
+        assert size["embed_p50_ms"] > 0

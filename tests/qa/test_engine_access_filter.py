@@ -1,4 +1,5 @@
-"""The access filter as a post-filter: the same best visible hits as a filtered search, never a hidden one."""
+"""The engine: the access filter as a post-filter (the same best visible hits as a filtered search, never a
+hidden one), and its two halves running at the same time."""
 
 from __future__ import annotations
 
@@ -101,3 +102,90 @@ def test_the_engine_finds_what_a_filtered_search_finds_and_never_a_hidden_docume
     dense = [h.chunk_id for h in trip_index.dense.search(embed_query(question), n=2, where=where)]
     keyword = [h.chunk_id for h in trip_index.keyword.search(question, n=2, version_ids=visible)]
     assert set(found) == set(dense) | set(keyword)
+
+
+class _DenseWaitingForKeyword:
+    """The real dense index, whose search waits (up to 10 s) until the keyword half has started."""
+
+    def __init__(self, dense, keyword_started) -> None:
+        self._dense = dense
+        self._keyword_started = keyword_started
+        self.saw_keyword_running = False
+
+    def search(self, *args, **kwargs):
+        self.saw_keyword_running = self._keyword_started.wait(timeout=10)
+        return self._dense.search(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._dense, name)
+
+
+class _KeywordSignalling:
+    """The real keyword index, which signals when a search starts (or fails, if told to)."""
+
+    def __init__(self, keyword, started, *, fail: bool = False) -> None:
+        self._keyword = keyword
+        self._started = started
+        self._fail = fail
+
+    def search(self, *args, **kwargs):
+        self._started.set()
+        if self._fail:
+            raise RuntimeError("keyword index unavailable")
+        return self._keyword.search(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._keyword, name)
+
+
+@pytest.mark.django_db
+def test_the_dense_and_keyword_halves_run_at_the_same_time_and_rank_as_one(trip_index):
+    import threading
+
+    from qa.engine import EngineConfig, HybridEngine
+
+    question = "出張の日当はいくら？"
+    config = EngineConfig.from_settings(candidates=3)
+    started = threading.Event()
+    dense = _DenseWaitingForKeyword(trip_index.dense, started)
+    overlapped = HybridEngine(dense, _KeywordSignalling(trip_index.keyword, started), config)
+    found = overlapped.search(query=question)
+    assert dense.saw_keyword_running  # one after the other, the dense search would have waited in vain
+    plain = HybridEngine(trip_index.dense, trip_index.keyword, config).search(query=question)
+    assert [(c.chunk_id, c.similarity) for c in found.candidates] == [
+        (c.chunk_id, c.similarity) for c in plain.candidates
+    ]
+    assert found.candidates[0].chunk_id == 2
+    assert {"embed", "dense", "keyword", "fusion", "rerank"} <= set(found.timings)
+
+
+@pytest.mark.django_db
+def test_keyword_only_candidates_get_their_true_dense_similarity(trip_index):
+    from documents.embeddings import embed_query
+    from qa.engine import EngineConfig, HybridEngine
+
+    question = "会食費の上限"  # the dense half finds document 5, the keyword half document 1 (上限)
+    engine = HybridEngine(trip_index.dense, trip_index.keyword, EngineConfig.from_settings(candidates=1))
+    candidates = engine.search(query=question).candidates
+    dense_hit = trip_index.dense.search(embed_query(question), n=1)[0].chunk_id
+    keyword_only = [c for c in candidates if c.chunk_id != dense_hit]
+    assert keyword_only, "the keyword half should add a candidate the dense half did not find"
+    vectors = trip_index.dense.vectors([c.chunk_id for c in candidates])
+    for c in candidates:
+        assert c.similarity == pytest.approx(float(vectors[c.chunk_id] @ embed_query(question)), abs=1e-5)
+
+
+@pytest.mark.django_db
+def test_a_failing_keyword_half_fails_the_search_and_the_next_search_still_works(trip_index):
+    import threading
+
+    from qa.engine import EngineConfig, HybridEngine
+
+    config = EngineConfig.from_settings(candidates=2)
+    broken = HybridEngine(
+        trip_index.dense, _KeywordSignalling(trip_index.keyword, threading.Event(), fail=True), config
+    )
+    with pytest.raises(RuntimeError, match="keyword index unavailable"):
+        broken.search(query="出張の日当はいくら？")
+    working = HybridEngine(trip_index.dense, trip_index.keyword, config)
+    assert working.search(query="出張の日当はいくら？").candidates[0].chunk_id == 2
