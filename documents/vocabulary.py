@@ -189,6 +189,26 @@ def terms_of(words: list[Word]) -> list[TermInfo]:
     return [t for t in found if _is_term(t.text)]
 
 
+def standalone_terms(words: list[Word]) -> set[TermInfo]:
+    """The terms among ``words`` written as a word of their own: each whole run of nouns (:func:`terms_of`'s longest).
+
+    A term found only inside longer compounds is a piece of them, not a word the
+    documents use: ナイト of ナイトタイム and デートナイト, クレジット of クレジットカード.
+    """
+    found: set[TermInfo] = set()
+    run: list[Word] = []
+    for word in [*words, None]:
+        if word is not None and word.noun:
+            run.append(word)
+            continue
+        if run and len(run) <= MAX_COMPOUND_WORDS and run[0].surface[0] != "ー":
+            term = _term(run)
+            if _is_term(term.text):
+                found.add(term)
+        run = []
+    return found
+
+
 def _term(words: list[Word]) -> TermInfo:
     joiner = " " if all(w.surface.isascii() for w in words) else ""
     return TermInfo(
@@ -212,6 +232,8 @@ class DocumentTerms:
 
     counts: Counter[TermInfo]
     in_headings: frozenset[TermInfo]
+    # Those written somewhere as a word of their own, not only inside a compound (:func:`standalone_terms`).
+    standalone: frozenset[TermInfo] = frozenset()
 
 
 def document_terms(text: str, *, headings: Iterable[str] = ()) -> DocumentTerms:
@@ -220,13 +242,17 @@ def document_terms(text: str, *, headings: Iterable[str] = ()) -> DocumentTerms:
     Markdown heading lines of ``text`` (``## 申請期限``) are headings too. A term
     found only in ``headings`` counts once.
     """
-    counts: Counter[TermInfo] = Counter(terms_of(analyse(text)))
+    words = analyse(text)
+    counts: Counter[TermInfo] = Counter(terms_of(words))
+    standalone = standalone_terms(words)
     heading_terms: set[TermInfo] = set()
     for heading in dict.fromkeys([*headings, *_MARKDOWN_HEADING.findall(text)]):
-        heading_terms.update(terms_of(analyse(heading)))
+        heading_words = analyse(heading)
+        heading_terms.update(terms_of(heading_words))
+        standalone |= standalone_terms(heading_words)
     for term in heading_terms:
         counts[term] = max(counts[term], 1)
-    return DocumentTerms(counts=counts, in_headings=frozenset(heading_terms))
+    return DocumentTerms(counts=counts, in_headings=frozenset(heading_terms), standalone=frozenset(standalone))
 
 
 def has_kanji(text: str) -> bool:

@@ -221,3 +221,38 @@ def test_an_english_word_reaches_the_katakana_the_documents_write_more_often(ing
     answer = answer_question(user=employee, text="What is the hotel limit per night?").answer
     assert answer.response_type == Answer.ResponseType.ANSWER
     assert "15,000円" in answer.answer_text
+
+
+def test_an_english_word_does_not_reach_katakana_that_is_only_part_of_compounds(ingest, employee):
+    """The documents write ナイト only inside ナイトタイム and デートナイト: 「night」 is not searched as ナイト,
+    while 「hotel」 still reaches ホテル, which they write as a word of its own."""
+    ingest(text="# 出張\n\n## 宿泊\n出張のホテルは1泊15,000円までです。\n", filename="travel.md")
+    ingest(text="# 会議\n\n## 時間帯\n会議はナイトタイムではなく日中に開きます。\n", filename="meetings.md")
+    ingest(text="# 休暇\n\n## 予定\n休暇の予定にはデートナイトなども書けます。\n", filename="leave.md")
+
+    matched = {(m.word, m.term) for m in search(user=employee, query="What is the hotel limit per night?").vocabulary}
+    assert ("hotel", "ホテル") in matched
+    assert not any(term == "ナイト" for _, term in matched)
+
+
+def test_a_latin_name_in_a_japanese_question_stays_as_written(ingest, employee):
+    """A Japanese question that writes CREDIT means the name the documents write so, not クレジット,
+    even where more documents say クレジット: the asker could have typed the katakana."""
+    ingest(text="# バリュー\n\n## CREDIT\nCREDIT の R は Results を表します。\n", filename="values.md")
+    ingest(text="# 経費\n\n## カード\n経費はクレジットで支払えます。\n", filename="expenses.md")
+    ingest(text="# 出張\n\n## 支払い\n出張費もクレジットで支払います。\n", filename="travel.md")
+
+    result = search(user=employee, query="CREDIT の R は何の略？")
+    assert not any(m.term == "クレジット" for m in result.vocabulary)
+    assert "クレジット" not in result.expanded_query
+    assert result.hits[0].filename == "values.md"
+
+
+def test_a_katakana_word_typed_in_hiragana_reaches_the_documents_spelling(ingest, employee):
+    ingest(text="# 福利厚生\n\n## セラピー\nオンラインのセラピーは年6回まで無料で受けられます。\n", filename="care.md")
+    ingest(text="# 経費\n\n## 出張\n出張の宿泊は1泊15,000円までです。\n", filename="travel.md")
+
+    result = search(user=employee, query="せらぴーはねんになんかい？")
+    assert ("せらぴー", "セラピー", "reading") in {(m.word, m.term, m.via) for m in result.vocabulary}
+    assert "セラピー" in result.written_query
+    assert result.hits[0].filename == "care.md"
