@@ -665,9 +665,17 @@ class ExtractiveProvider:
         Only meaning and retrieval agreeing promote a runner-up: close in meaning, and in the
         chunk retrieval ranked first (「社員旅行はいつ？」 is near 社員証 only in meaning). Not
         across languages, where meaning is compressed and weak evidence on its own.
+
+        Failing the bar, a sentence is not an answer, and it cannot keep one from being
+        given either when words and meaning agree on another: the first sentence that shares
+        enough of the question's own words answers if it is also closer in meaning than every
+        sentence ranked above it. Those rank above it through the kind of fact they carry and
+        their chunk's retrieval alone (「…の年間費用は 24 EUR」 for 「スキルアップの補助は年間いくら？」,
+        while the sentence about スキルアップ is the topic). When one above is closer in meaning,
+        the shared words are taken as chance (one word of 「人事評価」 in a table row).
         """
         top = candidates[0] if candidates else None
-        return next(
+        promoted = next(
             (
                 c
                 for c in candidates
@@ -681,6 +689,12 @@ class ExtractiveProvider:
             ),
             None,
         )
+        if promoted is not None or english:
+            return promoted
+        for position, c in enumerate(candidates):
+            if c.lexical >= threshold:
+                return c if all(c.meaning > above.meaning for above in candidates[:position]) else None
+        return None
 
     def _count_unstated(
         self, candidates: list[_Candidate], units: list[frozenset[str]], threshold: float, *, english: bool
