@@ -757,19 +757,21 @@ class ExtractiveProvider:
     ) -> list[_Candidate]:
         """``chosen`` and the runners-up after the best (``candidates[0]``) that pass and score close to it.
 
-        Stops at the first that does not; no text twice; at most ``limit`` sentences in all.
+        Stops at the first that does not; at most ``limit`` sentences in all. A sentence whose
+        text is already quoted, whole or inside a longer one (the heading 「ポモドーロテクニック」 after
+        「ポモドーロテクニックは、…」), adds nothing and is skipped.
         """
         best, chosen = candidates[0], list(chosen)
-        seen = {fold(c.text) for c in chosen}
+        seen = [fold(c.text) for c in chosen]
         for cand in candidates[1:]:
             if len(chosen) >= limit:
                 break
             if not self._passes(cand, threshold, english=english) or cand.score < 0.8 * best.score:
                 break
             key = fold(cand.text)
-            if key in seen:
+            if any(key in quoted for quoted in seen):
                 continue
-            seen.add(key)
+            seen.append(key)
             chosen.append(cand)
         return chosen
 

@@ -270,3 +270,18 @@ def test_shared_words_do_not_answer_when_a_sentence_above_is_closer_in_meaning()
     )
     assert answer.abstained
     assert "人事評価" not in answer.text
+
+
+def test_a_runner_up_already_said_inside_a_quoted_sentence_is_not_quoted_again():
+    chunk = make_chunk(
+        0,
+        "### ポモドーロテクニック\n\n"
+        "ポモドーロテクニックは、時間を作業と休憩に分ける時間管理の方法です。"
+        "作業を25分、休憩を5分とします。",
+        "apps.md",
+        "生産性 > ポモドーロテクニック",
+    )
+    answer = ExtractiveProvider().generate("ポモドーロテクニックってどういうやり方？", [chunk])
+    texts = [b.text.strip() for b in answer.blocks]
+    assert texts[0].startswith("ポモドーロテクニックは、")
+    assert "ポモドーロテクニック" not in texts[1:]
