@@ -22,7 +22,7 @@ import unicodedata
 import threading
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ragportal.text import HIRAGANA, KANJI, KATAKANA, MIDDLE_DOT, fold
@@ -46,6 +46,7 @@ _NOUN = "名詞"
 _NOT_A_TERM = frozenset({"数詞", "助動詞語幹"})
 _SUFFIX = "接尾辞"
 _PROPER = "固有名詞"
+_PLACE = "地名"
 
 _local = threading.local()
 _dictionary_lock = threading.Lock()
@@ -64,6 +65,8 @@ class Word:
     parts: tuple[Word, ...] = ()
     # A proper noun by the dictionary (a company, person or place name: ソニー, 山田, 大阪).
     proper: bool = False
+    # A place name (大阪, アメリカ): a proper noun that says where, not whose.
+    place: bool = False
 
     @property
     def is_break(self) -> bool:
@@ -148,9 +151,7 @@ def analyse(text: str) -> list[Word]:
             word = _word(m)
             if word.noun:
                 parts = tuple(_word(part) for part in m.split(_split_mode_b())) if len(surface) > 2 else ()
-                word = Word(
-                    word.surface, word.reading, word.normalized, True, parts if len(parts) > 1 else (), word.proper
-                )
+                word = replace(word, parts=parts if len(parts) > 1 else ())
             words.append(word)
     return words
 
@@ -160,7 +161,8 @@ def _word(m: Any) -> Word:
     pos = m.part_of_speech()
     noun = (pos[0] == _NOUN and pos[1] not in _NOT_A_TERM) or (pos[0] == _SUFFIX and pos[1] == _NOUN)
     proper = noun and pos[1] == _PROPER
-    return Word(m.surface(), katakana(m.reading_form()), fold(m.normalized_form()), noun, proper=proper)
+    place = proper and pos[2] == _PLACE
+    return Word(m.surface(), katakana(m.reading_form()), fold(m.normalized_form()), noun, proper=proper, place=place)
 
 
 def _split_mode_b() -> Any:

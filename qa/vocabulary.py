@@ -150,6 +150,32 @@ def unknown_words(text: str, *, version_ids: Sequence[int], reached: Iterable[st
     ]
 
 
+def names_apart_from_their_subject(text: str, passages: Iterable[str]) -> list[str]:
+    """The names X of ``text`` asked about as 「X の Y」 (Y a noun) that no passage names together with Y.
+
+    X is a proper noun that is not a place: a place says where (「アメリカの政府関係者」, which
+    documents may write 米国), a company or product name says whose.
+
+    「Amazon の育児休暇は何日？」 over a handbook that mentions Amazon (gift cards) and
+    育児休暇 (its own rule), never both in one passage: the question is about another
+    company's rule, which the documents do not give. ``passages``: the folded texts
+    searched (the question's retrieval candidates). Y counts as named in a passage
+    as written, normalised, or by one of the words it is made of (出張予約: 出張, 予約).
+    """
+    texts = list(passages)
+    words = question_words(text)
+    apart: list[str] = []
+    for name, particle, subject in zip(words, words[1:], words[2:]):
+        if not (name.proper and not name.place and particle.surface == "の" and subject.noun):
+            continue
+        if len(subject.surface) < 2:
+            continue
+        spellings = {subject.surface, subject.normalized} | {p.surface for p in subject.parts if len(p.surface) >= 2}
+        if not any(name.surface in t and any(s in t for s in spellings) for t in texts):
+            apart.append(name.surface)
+    return list(dict.fromkeys(apart))
+
+
 def written_as_documents(text: str, matches: Sequence[TermMatch]) -> str:
     """``text`` with each word matched by reading or spelling written as the documents write it.
 

@@ -15,6 +15,7 @@ from qa.models import Answer, SynonymEntry
 from qa.presenters import answer_payload
 from qa.retrieval import search
 from qa.services import answer_question
+from qa.vocabulary import names_apart_from_their_subject
 
 EXPENSES = """# 経費の精算
 
@@ -256,3 +257,32 @@ def test_a_katakana_word_typed_in_hiragana_reaches_the_documents_spelling(ingest
     assert ("せらぴー", "セラピー", "reading") in {(m.word, m.term, m.via) for m in result.vocabulary}
     assert "セラピー" in result.written_query
     assert result.hits[0].filename == "care.md"
+
+
+def test_a_company_the_documents_mention_elsewhere_is_not_answered_about_with_our_rules(corpus, employee, ingest):
+    """The documents name ソニー (a supplier) and give their own 育児休業 rule, never both in one passage:
+    「ソニーの育児休業」 asks about another company's rule, which they do not give. A company named with
+    the thing asked (ソニーの保守契約) and a place (大阪の育児休業) are answered."""
+    ingest(
+        text="# 購買\n\n## 取引先\nノートPCはソニーから購入します。ソニーの保守契約は3年間です。\n",
+        filename="purchasing.md",
+    )
+    ingest(text="# 拠点\n\n## 大阪オフィス\n大阪オフィスは梅田にあります。\n", filename="offices.md")
+
+    other = answer_question(user=employee, text="ソニーの育児休業は子どもが何歳になるまで取れますか？").answer
+    assert other.response_type == Answer.ResponseType.NOT_FOUND
+    assert "1歳6ヶ月" not in other.answer_text
+    assert "unknown_name" in other.usage["decision"]["reasons"]
+
+    supplier = answer_question(user=employee, text="ソニーの保守契約は何年ですか？").answer
+    assert supplier.response_type == Answer.ResponseType.ANSWER and "3年間" in supplier.answer_text
+    place = answer_question(user=employee, text="大阪の育児休業は子どもが何歳になるまで取れますか？").answer
+    assert place.response_type == Answer.ResponseType.ANSWER and "1歳6ヶ月" in place.answer_text
+
+
+def test_names_apart_from_their_subject_reads_the_passages_given():
+    passages = ["ノートpcはソニーから購入します。", "育児休業は、子が1歳6ヶ月になるまで取得できます。"]
+    assert names_apart_from_their_subject("ソニーの育児休業は何歳まで？", passages) == ["ソニー"]
+    assert names_apart_from_their_subject("ソニーの育児休業は何歳まで？", [*passages, "ソニーの育児休業制度"]) == []
+    # A word it is made of is enough: the passage writes 出張 and 予約, not 出張予約.
+    assert names_apart_from_their_subject("ソニーの出張予約は？", ["ソニーで出張を予約します"]) == []
