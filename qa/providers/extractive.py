@@ -55,7 +55,9 @@ from verification.answer_types import (
     QUANTITY,
     STEPS,
     AskedPart,
+    asked_rates,
     carries,
+    carries_rate,
     carries_units,
 )
 
@@ -344,6 +346,8 @@ class _Query:
     asks_revision: bool
     # The quantities the question states (「2年6ヶ月たつと」): (value, unit) pairs.
     quantities: frozenset[tuple[float, str]] = frozenset()
+    # What the question asks a rate per (「1泊あたり」, 「per night」: 泊).
+    rates: frozenset[str] = frozenset()
 
     @classmethod
     def over(cls, sentences: list[_Sentence], asked: AskedPart, expanded_terms: Sequence[str]) -> _Query:
@@ -369,6 +373,7 @@ class _Query:
             units=list(asked.units),
             asks_revision=bool(_ASKS_REVISION.search(fold(question))),
             quantities=_stated(question),
+            rates=asked_rates(question),
         )
 
 
@@ -569,6 +574,8 @@ class ExtractiveProvider:
         if query.quantities:
             # 「2年6ヶ月たつと何日？」: the row that states 2年 and 6ヶ月, not any row with ヶ月.
             score += STATED_BONUS * len(query.quantities & _stated(sentence.text))
+        # 「the hotel limit per night」: the sentence stating an amount per night (「300USD/泊」) as asked.
+        score += UNIT_BONUS * sum(carries_rate(counter, sentence.text) for counter in query.rates)
         # A sentence under a heading that matches the question (「## パスワードを忘れた場合」) is about it.
         meaning = max(sentence.meaning, (sentence.meaning + sentence.under_meaning) / 2)
         score += self.meaning_weight * self._meaning_share(meaning, scale)

@@ -285,3 +285,20 @@ def test_a_runner_up_already_said_inside_a_quoted_sentence_is_not_quoted_again()
     texts = [b.text.strip() for b in answer.blocks]
     assert texts[0].startswith("ポモドーロテクニックは、")
     assert "ポモドーロテクニック" not in texts[1:]
+
+
+def test_an_amount_per_the_unit_asked_answers_a_rate_question():
+    """「per night」 is answered by the amount stated per night, not by another hotel rule with a number."""
+    chunks = [
+        make_chunk(
+            0, "## ホテル\n\nホテルに5泊以上滞在する場合、ドライクリーニングが許可されます。", "travel.md", "ホテル"
+        ),
+        replace(
+            make_chunk(1, "## ホテル\n\nホテルの価格は通常300USD/泊の範囲内です。", "travel.md", "ホテル"), score=1.0
+        ),
+    ]
+    answer = ExtractiveProvider().generate(
+        "What is the hotel limit per night?", chunks, expanded_terms=["ホテル"], strict=True
+    )
+    assert "300USD/泊" in answer.text
+    assert "ドライクリーニング" not in answer.text
