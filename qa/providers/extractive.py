@@ -377,6 +377,16 @@ class _Query:
         )
 
 
+def _asked_bonus(sentence: str, query: _Query) -> float:
+    """How well ``sentence`` carries what ``query`` asks: its types and units (:func:`_fact_bonus`),
+    the quantities it states (「2年6ヶ月たつと何日？」: the row that states 2年 and 6ヶ月, not any row
+    with ヶ月), and an amount per the counter a rate is asked per (「per night」: 「300USD/泊」)."""
+    bonus = _fact_bonus(sentence, query.facts, query.units)
+    if query.quantities:
+        bonus += STATED_BONUS * len(query.quantities & _stated(sentence))
+    return bonus + UNIT_BONUS * sum(carries_rate(counter, sentence) for counter in query.rates)
+
+
 class ExtractiveProvider:
     """Answers by quoting the best-matching sentences of the retrieved chunks.
 
@@ -558,7 +568,7 @@ class ExtractiveProvider:
             lexical = coverage + 0.25 * term_coverage
         else:
             lexical = 0.9 * term_coverage
-        score = lexical + _fact_bonus(sentence.text, query.facts, query.units)
+        score = lexical + _asked_bonus(sentence.text, query)
         # Retrieval already judged the chunks (densely, so paraphrases count):
         # a sentence of the best chunk starts ahead of one from a weak chunk.
         score += self.retrieval_weight * relevance
@@ -571,11 +581,6 @@ class ExtractiveProvider:
             score -= POINTER_PENALTY
         if not query.asks_revision and _REVISION_LINE.search(sentence.text):
             score -= REVISION_PENALTY
-        if query.quantities:
-            # 「2年6ヶ月たつと何日？」: the row that states 2年 and 6ヶ月, not any row with ヶ月.
-            score += STATED_BONUS * len(query.quantities & _stated(sentence.text))
-        # 「the hotel limit per night」: the sentence stating an amount per night (「300USD/泊」) as asked.
-        score += UNIT_BONUS * sum(carries_rate(counter, sentence.text) for counter in query.rates)
         # A sentence under a heading that matches the question (「## パスワードを忘れた場合」) is about it.
         meaning = max(sentence.meaning, (sentence.meaning + sentence.under_meaning) / 2)
         score += self.meaning_weight * self._meaning_share(meaning, scale)
