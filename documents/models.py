@@ -170,6 +170,9 @@ class VersionTerm(models.Model):
     term = models.ForeignKey(Term, on_delete=models.CASCADE, related_name="uses")
     count = models.PositiveIntegerField(default=1)
     in_heading = models.BooleanField(default=False)
+    # Written as a word of its own somewhere in the version, not only inside compounds (ナイト of
+    # ナイトタイム is not). Rows recorded before the flag existed count as words until rebuild_vocabulary.
+    standalone = models.BooleanField(default=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["version", "term"], name="unique_version_term")]

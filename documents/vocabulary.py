@@ -22,7 +22,7 @@ import unicodedata
 import threading
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ragportal.text import HIRAGANA, KANJI, KATAKANA, MIDDLE_DOT, fold
@@ -46,6 +46,7 @@ _NOUN = "名詞"
 _NOT_A_TERM = frozenset({"数詞", "助動詞語幹"})
 _SUFFIX = "接尾辞"
 _PROPER = "固有名詞"
+_PLACE = "地名"
 
 _local = threading.local()
 _dictionary_lock = threading.Lock()
@@ -64,6 +65,8 @@ class Word:
     parts: tuple[Word, ...] = ()
     # A proper noun by the dictionary (a company, person or place name: ソニー, 山田, 大阪).
     proper: bool = False
+    # A place name (大阪, アメリカ): a proper noun that says where, not whose.
+    place: bool = False
 
     @property
     def is_break(self) -> bool:
@@ -148,9 +151,7 @@ def analyse(text: str) -> list[Word]:
             word = _word(m)
             if word.noun:
                 parts = tuple(_word(part) for part in m.split(_split_mode_b())) if len(surface) > 2 else ()
-                word = Word(
-                    word.surface, word.reading, word.normalized, True, parts if len(parts) > 1 else (), word.proper
-                )
+                word = replace(word, parts=parts if len(parts) > 1 else ())
             words.append(word)
     return words
 
@@ -160,7 +161,8 @@ def _word(m: Any) -> Word:
     pos = m.part_of_speech()
     noun = (pos[0] == _NOUN and pos[1] not in _NOT_A_TERM) or (pos[0] == _SUFFIX and pos[1] == _NOUN)
     proper = noun and pos[1] == _PROPER
-    return Word(m.surface(), katakana(m.reading_form()), fold(m.normalized_form()), noun, proper=proper)
+    place = proper and pos[2] == _PLACE
+    return Word(m.surface(), katakana(m.reading_form()), fold(m.normalized_form()), noun, proper=proper, place=place)
 
 
 def _split_mode_b() -> Any:
@@ -189,6 +191,26 @@ def terms_of(words: list[Word]) -> list[TermInfo]:
     return [t for t in found if _is_term(t.text)]
 
 
+def standalone_terms(words: list[Word]) -> set[TermInfo]:
+    """The terms among ``words`` written as a word of their own: each whole run of nouns (:func:`terms_of`'s longest).
+
+    A term found only inside longer compounds is a piece of them, not a word the
+    documents use: ナイト of ナイトタイム and デートナイト, クレジット of クレジットカード.
+    """
+    found: set[TermInfo] = set()
+    run: list[Word] = []
+    for word in [*words, None]:
+        if word is not None and word.noun:
+            run.append(word)
+            continue
+        if run and len(run) <= MAX_COMPOUND_WORDS and run[0].surface[0] != "ー":
+            term = _term(run)
+            if _is_term(term.text):
+                found.add(term)
+        run = []
+    return found
+
+
 def _term(words: list[Word]) -> TermInfo:
     joiner = " " if all(w.surface.isascii() for w in words) else ""
     return TermInfo(
@@ -212,6 +234,8 @@ class DocumentTerms:
 
     counts: Counter[TermInfo]
     in_headings: frozenset[TermInfo]
+    # Those written somewhere as a word of their own, not only inside a compound (:func:`standalone_terms`).
+    standalone: frozenset[TermInfo] = frozenset()
 
 
 def document_terms(text: str, *, headings: Iterable[str] = ()) -> DocumentTerms:
@@ -220,13 +244,17 @@ def document_terms(text: str, *, headings: Iterable[str] = ()) -> DocumentTerms:
     Markdown heading lines of ``text`` (``## 申請期限``) are headings too. A term
     found only in ``headings`` counts once.
     """
-    counts: Counter[TermInfo] = Counter(terms_of(analyse(text)))
+    words = analyse(text)
+    counts: Counter[TermInfo] = Counter(terms_of(words))
+    standalone = standalone_terms(words)
     heading_terms: set[TermInfo] = set()
     for heading in dict.fromkeys([*headings, *_MARKDOWN_HEADING.findall(text)]):
-        heading_terms.update(terms_of(analyse(heading)))
+        heading_words = analyse(heading)
+        heading_terms.update(terms_of(heading_words))
+        standalone |= standalone_terms(heading_words)
     for term in heading_terms:
         counts[term] = max(counts[term], 1)
-    return DocumentTerms(counts=counts, in_headings=frozenset(heading_terms))
+    return DocumentTerms(counts=counts, in_headings=frozenset(heading_terms), standalone=frozenset(standalone))
 
 
 def has_kanji(text: str) -> bool:

@@ -45,9 +45,12 @@ def vocabulary_record(*, versions: Sequence[DocumentVersion]) -> int:
         links: dict[int, VersionTerm] = {}
         for info, n in found.counts.items():
             term = terms[info]
-            link = links.setdefault(term.pk, VersionTerm(version=version, term=term, count=0, in_heading=False))
+            link = links.setdefault(
+                term.pk, VersionTerm(version=version, term=term, count=0, in_heading=False, standalone=False)
+            )
             link.count += n
             link.in_heading = link.in_heading or info in found.in_headings
+            link.standalone = link.standalone or info in found.standalone
         with transaction.atomic():
             VersionTerm.objects.filter(version=version).delete()
             VersionTerm.objects.bulk_create(links.values())
@@ -101,9 +104,10 @@ def _embed_missing(terms: list[Term]) -> int:
 class LiveVocabulary:
     """The terms of the live versions, as arrays (row i is one term).
 
-    ``uses`` pairs a term row with a live version that uses it (two parallel
-    arrays), so a question can keep only the terms of the versions its asker may
-    read. ``vectors`` has a row per term (zeros where the term has none; ``has_vector`` says which).
+    ``uses`` pairs a term row with a live version that uses it (parallel
+    arrays; ``use_standalone``: whether it writes it as a word of its own), so a
+    question can keep only the terms of the versions its asker may read.
+    ``vectors`` has a row per term (zeros where the term has none; ``has_vector`` says which).
     """
 
     texts: list[str]
@@ -113,14 +117,20 @@ class LiveVocabulary:
     has_vector: np.ndarray
     use_terms: np.ndarray
     use_versions: np.ndarray
+    use_standalone: np.ndarray | None = None
     index: dict[str, int] = field(default_factory=dict)
     # Term rows by normalised spelling, and by reading without voicing marks (documents.vocabulary.unvoiced).
     by_normalized: dict[str, list[int]] = field(default_factory=dict)
     by_reading: dict[str, list[int]] = field(default_factory=dict)
 
-    def document_frequency(self, version_ids: Sequence[int]) -> np.ndarray:
-        """Per term row, how many of ``version_ids`` use it (0: the term is not in anything the asker may read)."""
+    def document_frequency(self, version_ids: Sequence[int], *, standalone: bool = False) -> np.ndarray:
+        """Per term row, how many of ``version_ids`` use it (0: the term is not in anything the asker may read).
+
+        ``standalone``: count only the versions that write it as a word of its own (not only inside compounds).
+        """
         mask = np.isin(self.use_versions, np.asarray(list(version_ids), dtype=np.int64))
+        if standalone and self.use_standalone is not None:
+            mask &= self.use_standalone
         return np.bincount(self.use_terms[mask], minlength=len(self.texts))
 
 
@@ -145,8 +155,8 @@ def live_vocabulary() -> LiveVocabulary:
 
 
 def _load(live: tuple[int, ...]) -> LiveVocabulary:
-    uses = list(VersionTerm.objects.filter(version_id__in=live).values_list("term_id", "version_id"))
-    term_ids = sorted({t for t, _ in uses})
+    uses = list(VersionTerm.objects.filter(version_id__in=live).values_list("term_id", "version_id", "standalone"))
+    term_ids = sorted({t for t, _, _ in uses})
     row = {pk: i for i, pk in enumerate(term_ids)}
     texts, readings, normalized = [""] * len(term_ids), [""] * len(term_ids), [""] * len(term_ids)
     vectors = np.zeros((len(term_ids), DIMENSIONS), dtype=np.float32)
@@ -166,8 +176,9 @@ def _load(live: tuple[int, ...]) -> LiveVocabulary:
         normalized=normalized,
         vectors=vectors,
         has_vector=has_vector,
-        use_terms=np.asarray([row[t] for t, _ in uses], dtype=np.int64),
-        use_versions=np.asarray([v for _, v in uses], dtype=np.int64),
+        use_terms=np.asarray([row[t] for t, _, _ in uses], dtype=np.int64),
+        use_versions=np.asarray([v for _, v, _ in uses], dtype=np.int64),
+        use_standalone=np.asarray([s for _, _, s in uses], dtype=bool),
         index={text: i for i, text in enumerate(texts)},
         by_normalized=_rows_by(normalized),
         by_reading=_rows_by([unvoiced(r) for r in readings]),

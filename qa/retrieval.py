@@ -38,7 +38,13 @@ from qa.question import Question, analyse_question
 from qa.hit_vectors import sentence_matrices
 from qa.types import RetrievedChunk
 from verification.answer_types import carries_units
-from qa.vocabulary import TermMatch, unknown_words, vocabulary_matches, written_as_documents
+from qa.vocabulary import (
+    TermMatch,
+    names_apart_from_their_subject,
+    unknown_words,
+    vocabulary_matches,
+    written_as_documents,
+)
 from ragportal.text import fold
 
 # Chunks each part of a two-part question adds to the whole question's.
@@ -163,7 +169,7 @@ def search(
         short_question=question.short,
         generic_question=generic,
         subject_unknown=subject_unknown,
-        unknown_names=[w.surface for w in unknown if w.proper],
+        unknown_names=_unknown_names(question, found, unknown),
         unknown_words=[w.surface for w in unknown if not w.proper],
         vocabulary=found.matches,
         written_query=found.written,
@@ -222,6 +228,16 @@ def _unknown_words(question: Question, found: _Retrieved) -> list[Word]:
         for w in unknown_words(question.spelled, version_ids=found.version_ids, reached=reached)
         if not any(term in w.surface or w.surface in term for term in fired)
     ]
+
+
+def _unknown_names(question: Question, found: _Retrieved, unknown: list[Word]) -> list[str]:
+    """The question's names nothing searched mentions (among ``unknown``), and those asked about as 「X の Y」
+    that no candidate passage names with Y (qa.vocabulary.names_apart_from_their_subject)."""
+    names = [w.surface for w in unknown if w.proper]
+    if question.english:
+        return names
+    passages = (text for texts in _document_texts(found.chunks.values()).values() for text in texts)
+    return names + [n for n in names_apart_from_their_subject(question.spelled, passages) if n not in names]
 
 
 def _subject_unknown(question: Question, found: _Retrieved) -> bool:

@@ -93,13 +93,17 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
     if visible is None:
         return []
     vocabulary, df = visible
+    english = is_english(text) if english is None else english
     folded = fold(text)
     words = question_words(text)
     by_reading = _Readings(vocabulary, df)
+    # A Latin word reaches a katakana term only if the documents write that term as a word of its
+    # own: night is not ナイト where ナイト is only ever part of ナイトタイム.
+    as_words = vocabulary.document_frequency(version_ids, standalone=True)
     matches = (
-        _by_spelling(words, vocabulary, df, folded)
+        _by_spelling(words, vocabulary, df, folded, as_words=as_words, english=english)
         + _by_kana(folded, by_reading)
-        + _by_word_reading(words, by_reading, vocabulary, df)
+        + _by_word_reading(words, by_reading, vocabulary, df, latin=_Readings(vocabulary, as_words))
     )
     reached = {m.word for m in matches}
     unknown = [
@@ -146,6 +150,32 @@ def unknown_words(text: str, *, version_ids: Sequence[int], reached: Iterable[st
     ]
 
 
+def names_apart_from_their_subject(text: str, passages: Iterable[str]) -> list[str]:
+    """The names X of ``text`` asked about as 「X の Y」 (Y a noun) that no passage names together with Y.
+
+    X is a proper noun that is not a place: a place says where (「アメリカの政府関係者」, which
+    documents may write 米国), a company or product name says whose.
+
+    「Amazon の育児休暇は何日？」 over a handbook that mentions Amazon (gift cards) and
+    育児休暇 (its own rule), never both in one passage: the question is about another
+    company's rule, which the documents do not give. ``passages``: the folded texts
+    searched (the question's retrieval candidates). Y counts as named in a passage
+    as written, normalised, or by one of the words it is made of (出張予約: 出張, 予約).
+    """
+    texts = list(passages)
+    words = question_words(text)
+    apart: list[str] = []
+    for name, particle, subject in zip(words, words[1:], words[2:]):
+        if not (name.proper and not name.place and particle.surface == "の" and subject.noun):
+            continue
+        if len(subject.surface) < 2:
+            continue
+        spellings = {subject.surface, subject.normalized} | {p.surface for p in subject.parts if len(p.surface) >= 2}
+        if not any(name.surface in t and any(s in t for s in spellings) for t in texts):
+            apart.append(name.surface)
+    return list(dict.fromkeys(apart))
+
+
 def written_as_documents(text: str, matches: Sequence[TermMatch]) -> str:
     """``text`` with each word matched by reading or spelling written as the documents write it.
 
@@ -170,12 +200,17 @@ def _use_count(text: str, vocabulary: LiveVocabulary, df: np.ndarray) -> int:
     return 0 if row is None else int(df[row])
 
 
-def _by_spelling(words: list[Word], vocabulary: LiveVocabulary, df: np.ndarray, folded: str) -> list[TermMatch]:
+def _by_spelling(
+    words: list[Word], vocabulary: LiveVocabulary, df: np.ndarray, folded: str, *, as_words: np.ndarray, english: bool
+) -> list[TermMatch]:
     """Terms spelled differently from a question's word but normalised the same (締切 / 〆切 / 締め切り).
 
-    A Latin word (hotel) reaches its katakana form (ホテル) when more documents
-    write it so than as written: Japanese text may quote the English word now and
-    then, yet say ホテル. A Japanese word the documents use as written reaches nothing.
+    In an English question a Latin word (hotel) reaches its katakana form (ホテル)
+    when more documents write it so, as a word of its own (``as_words``: per term,
+    the versions that do), than as written: Japanese text may quote the English
+    word now and then, yet say ホテル. A word the documents use as written reaches
+    nothing otherwise: a Japanese question that writes CREDIT means the name as
+    written, not クレジット, which the asker could have typed.
     """
     wanted = {
         w.normalized: w.surface
@@ -183,20 +218,21 @@ def _by_spelling(words: list[Word], vocabulary: LiveVocabulary, df: np.ndarray, 
         if w.noun
         and len(w.surface) >= 2
         and w.surface not in ENGLISH_STOP_WORDS
-        and (w.surface.isascii() or not _used(w.surface, vocabulary, df))
+        and ((english and w.surface.isascii()) or not _used(w.surface, vocabulary, df))
     }
     if not wanted:
         return []
     found: dict[str, tuple[int, str]] = {}
     for norm, surface in wanted.items():
         as_written = _use_count(surface, vocabulary, df)
+        # An English word's katakana form must be a word, not a fragment (day → デー, night → ナイト of ナイトタイム).
+        uses = as_words if surface.isascii() else df
         for row in vocabulary.by_normalized.get(norm, ()):
             term = vocabulary.texts[row]
-            # An English word's katakana form must be a word, not a fragment (day → デー).
-            if df[row] > as_written and term not in folded and (len(term) >= 3 or not surface.isascii()):
+            if uses[row] > as_written and term not in folded and (len(term) >= 3 or not surface.isascii()):
                 best = found.get(norm)
-                if best is None or df[row] > best[0]:
-                    found[norm] = (int(df[row]), vocabulary.texts[row])
+                if best is None or uses[row] > best[0]:
+                    found[norm] = (int(uses[row]), vocabulary.texts[row])
     return [TermMatch(word=wanted[norm], term=term, via="spelling") for norm, (_, term) in found.items()]
 
 
@@ -215,7 +251,8 @@ def _by_kana(folded: str, by_reading: _Readings) -> list[TermMatch]:
             sizes = [n for n in range(min(MAX_READING, len(run) - i), MIN_READING - 1, -1) if i + n in cuts]
             for size in sizes if i in cuts else ():
                 term = by_reading.get(unvoiced(run[i : i + size]))
-                if term is not None and katakana(term) != run[i : i + size]:
+                # Written as the documents write it: nothing to match. せらぴー is not セラピー as written.
+                if term is not None and term != written[i : i + size]:
                     found.append(TermMatch(word=written[i : i + size], term=term, via="reading"))
                     i += size
                     break
@@ -225,9 +262,12 @@ def _by_kana(folded: str, by_reading: _Readings) -> list[TermMatch]:
 
 
 def _by_word_reading(
-    words: list[Word], by_reading: _Readings, vocabulary: LiveVocabulary, df: np.ndarray
+    words: list[Word], by_reading: _Readings, vocabulary: LiveVocabulary, df: np.ndarray, *, latin: _Readings
 ) -> list[TermMatch]:
-    """Terms read as a question's word that the documents do not use as written: 「password」 → パスワード, ぼーなす → ボーナス."""
+    """Terms read as a question's word that the documents do not use as written: 「password」 → パスワード, ぼーなす → ボーナス.
+
+    A Latin word is read only as terms the documents write as words of their own (``latin``).
+    """
     found: list[TermMatch] = []
     for word in words:
         # A word written in kanji is not matched by reading: kanji words share readings too often (期間, 機関).
@@ -235,7 +275,7 @@ def _by_word_reading(
             continue
         if _used(word.surface, vocabulary, df):
             continue
-        term = by_reading.get(unvoiced(word.reading))
+        term = (latin if word.surface.isascii() else by_reading).get(unvoiced(word.reading))
         if term is not None and term != word.surface:
             found.append(TermMatch(word=word.surface, term=term, via="reading"))
     return found

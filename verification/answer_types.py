@@ -133,6 +133,45 @@ def asked_units(question: str) -> list[frozenset[str]]:
     return [units for _start, units in sorted(found, key=lambda item: item[0])]
 
 
+# What a rate is counted per (「1泊あたり」, 「per night」): the counter, and the English words for it.
+_RATE_COUNTERS = {
+    "泊": ("night",),
+    "日": ("day",),
+    "人": ("person", "head"),
+    "回": ("time", "visit", "trip"),
+    "時間": ("hour",),
+    "週": ("week",),
+    "月": ("month",),
+    "年": ("year",),
+    "食": ("meal",),
+    "件": ("case", "item", "transaction"),
+}
+_COUNTER_ALTERNATION = "|".join(map(re.escape, sorted(_RATE_COUNTERS, key=len, reverse=True)))
+_PER = r"(?:あたり|当たり|につき|ごと)"
+_ASKED_RATE = re.compile(rf"1\s*({_COUNTER_ALTERNATION}){_PER}|\bper ([a-z]+?)s?\b")
+
+
+def asked_rates(question: str) -> frozenset[str]:
+    """The counters a question asks a rate per: 「1泊あたりいくら？」, 「the limit per night」 → {"泊"}."""
+    english = {word: counter for counter, words in _RATE_COUNTERS.items() for word in words}
+    found: set[str] = set()
+    for match in _ASKED_RATE.finditer(fold(question)):
+        counter = match.group(1) or english.get(match.group(2) or "")
+        if counter:
+            found.add(counter)
+    return frozenset(found)
+
+
+def carries_rate(counter: str, text: str) -> bool:
+    """Whether ``text`` states something per ``counter``: 「300ドル/泊」, 「1泊あたり」, 「1泊につき」, 「per night」."""
+    norm = fold(text)
+    per_word = "|".join(_RATE_COUNTERS.get(counter, ()))
+    pattern = rf"/\s*1?\s*{re.escape(counter)}|1\s*{re.escape(counter)}{_PER}"
+    if per_word:
+        pattern += rf"|\bper ({per_word})s?\b"
+    return bool(re.search(pattern, norm))
+
+
 def carries_units(units: frozenset[str], text: str) -> bool:
     """Whether ``text`` states a quantity in one of ``units`` (a counter: a number written before it)."""
     norm = fold(text)

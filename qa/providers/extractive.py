@@ -55,7 +55,9 @@ from verification.answer_types import (
     QUANTITY,
     STEPS,
     AskedPart,
+    asked_rates,
     carries,
+    carries_rate,
     carries_units,
 )
 
@@ -344,6 +346,8 @@ class _Query:
     asks_revision: bool
     # The quantities the question states (「2年6ヶ月たつと」): (value, unit) pairs.
     quantities: frozenset[tuple[float, str]] = frozenset()
+    # What the question asks a rate per (「1泊あたり」, 「per night」: 泊).
+    rates: frozenset[str] = frozenset()
 
     @classmethod
     def over(cls, sentences: list[_Sentence], asked: AskedPart, expanded_terms: Sequence[str]) -> _Query:
@@ -369,7 +373,18 @@ class _Query:
             units=list(asked.units),
             asks_revision=bool(_ASKS_REVISION.search(fold(question))),
             quantities=_stated(question),
+            rates=asked_rates(question),
         )
+
+
+def _asked_bonus(sentence: str, query: _Query) -> float:
+    """How well ``sentence`` carries what ``query`` asks: its types and units (:func:`_fact_bonus`),
+    the quantities it states (「2年6ヶ月たつと何日？」: the row that states 2年 and 6ヶ月, not any row
+    with ヶ月), and an amount per the counter a rate is asked per (「per night」: 「300USD/泊」)."""
+    bonus = _fact_bonus(sentence, query.facts, query.units)
+    if query.quantities:
+        bonus += STATED_BONUS * len(query.quantities & _stated(sentence))
+    return bonus + UNIT_BONUS * sum(carries_rate(counter, sentence) for counter in query.rates)
 
 
 class ExtractiveProvider:
@@ -553,7 +568,7 @@ class ExtractiveProvider:
             lexical = coverage + 0.25 * term_coverage
         else:
             lexical = 0.9 * term_coverage
-        score = lexical + _fact_bonus(sentence.text, query.facts, query.units)
+        score = lexical + _asked_bonus(sentence.text, query)
         # Retrieval already judged the chunks (densely, so paraphrases count):
         # a sentence of the best chunk starts ahead of one from a weak chunk.
         score += self.retrieval_weight * relevance
@@ -566,9 +581,6 @@ class ExtractiveProvider:
             score -= POINTER_PENALTY
         if not query.asks_revision and _REVISION_LINE.search(sentence.text):
             score -= REVISION_PENALTY
-        if query.quantities:
-            # 「2年6ヶ月たつと何日？」: the row that states 2年 and 6ヶ月, not any row with ヶ月.
-            score += STATED_BONUS * len(query.quantities & _stated(sentence.text))
         # A sentence under a heading that matches the question (「## パスワードを忘れた場合」) is about it.
         meaning = max(sentence.meaning, (sentence.meaning + sentence.under_meaning) / 2)
         score += self.meaning_weight * self._meaning_share(meaning, scale)
@@ -665,9 +677,17 @@ class ExtractiveProvider:
         Only meaning and retrieval agreeing promote a runner-up: close in meaning, and in the
         chunk retrieval ranked first (「社員旅行はいつ？」 is near 社員証 only in meaning). Not
         across languages, where meaning is compressed and weak evidence on its own.
+
+        Failing the bar, a sentence is not an answer, and it cannot keep one from being
+        given either when words and meaning agree on another: the first sentence that shares
+        enough of the question's own words answers if it is also closer in meaning than every
+        sentence ranked above it. Those rank above it through the kind of fact they carry and
+        their chunk's retrieval alone (「…の年間費用は 24 EUR」 for 「スキルアップの補助は年間いくら？」,
+        while the sentence about スキルアップ is the topic). When one above is closer in meaning,
+        the shared words are taken as chance (one word of 「人事評価」 in a table row).
         """
         top = candidates[0] if candidates else None
-        return next(
+        promoted = next(
             (
                 c
                 for c in candidates
@@ -681,6 +701,12 @@ class ExtractiveProvider:
             ),
             None,
         )
+        if promoted is not None or english:
+            return promoted
+        for position, c in enumerate(candidates):
+            if c.lexical >= threshold:
+                return c if all(c.meaning > above.meaning for above in candidates[:position]) else None
+        return None
 
     def _count_unstated(
         self, candidates: list[_Candidate], units: list[frozenset[str]], threshold: float, *, english: bool
@@ -743,19 +769,21 @@ class ExtractiveProvider:
     ) -> list[_Candidate]:
         """``chosen`` and the runners-up after the best (``candidates[0]``) that pass and score close to it.
 
-        Stops at the first that does not; no text twice; at most ``limit`` sentences in all.
+        Stops at the first that does not; at most ``limit`` sentences in all. A sentence whose
+        text is already quoted, whole or inside a longer one (the heading 「ポモドーロテクニック」 after
+        「ポモドーロテクニックは、…」), adds nothing and is skipped.
         """
         best, chosen = candidates[0], list(chosen)
-        seen = {fold(c.text) for c in chosen}
+        seen = [fold(c.text) for c in chosen]
         for cand in candidates[1:]:
             if len(chosen) >= limit:
                 break
             if not self._passes(cand, threshold, english=english) or cand.score < 0.8 * best.score:
                 break
             key = fold(cand.text)
-            if key in seen:
+            if any(key in quoted for quoted in seen):
                 continue
-            seen.add(key)
+            seen.append(key)
             chosen.append(cand)
         return chosen
 

@@ -49,3 +49,12 @@ def test_readings_compare_without_voicing_at_a_seam_but_not_at_the_start():
 def test_word_boundaries_of_kana_input():
     cuts = boundaries("けいひせいさんのきげん")
     assert {0, 7, 8, 11} <= cuts  # 経費精算 | の | 期限
+
+
+def test_a_word_found_only_inside_compounds_is_recorded_as_a_piece_not_a_word():
+    found = document_terms("ナイトタイムではなく昼に。デートナイトなどの予定。ホテルを予約し、ホテル代を払う。")
+    texts = {t.text for t in found.counts}
+    standalone = {t.text for t in found.standalone}
+    assert {"ナイト", "ナイトタイム", "デートナイト", "ホテル", "ホテル代"} <= texts
+    assert "ナイト" not in standalone  # only ever part of ナイトタイム and デートナイト
+    assert {"ナイトタイム", "デートナイト", "ホテル", "ホテル代"} <= standalone

@@ -15,6 +15,7 @@ from qa.models import Answer, SynonymEntry
 from qa.presenters import answer_payload
 from qa.retrieval import search
 from qa.services import answer_question
+from qa.vocabulary import names_apart_from_their_subject
 
 EXPENSES = """# 経費の精算
 
@@ -221,3 +222,67 @@ def test_an_english_word_reaches_the_katakana_the_documents_write_more_often(ing
     answer = answer_question(user=employee, text="What is the hotel limit per night?").answer
     assert answer.response_type == Answer.ResponseType.ANSWER
     assert "15,000円" in answer.answer_text
+
+
+def test_an_english_word_does_not_reach_katakana_that_is_only_part_of_compounds(ingest, employee):
+    """The documents write ナイト only inside ナイトタイム and デートナイト: 「night」 is not searched as ナイト,
+    while 「hotel」 still reaches ホテル, which they write as a word of its own."""
+    ingest(text="# 出張\n\n## 宿泊\n出張のホテルは1泊15,000円までです。\n", filename="travel.md")
+    ingest(text="# 会議\n\n## 時間帯\n会議はナイトタイムではなく日中に開きます。\n", filename="meetings.md")
+    ingest(text="# 休暇\n\n## 予定\n休暇の予定にはデートナイトなども書けます。\n", filename="leave.md")
+
+    matched = {(m.word, m.term) for m in search(user=employee, query="What is the hotel limit per night?").vocabulary}
+    assert ("hotel", "ホテル") in matched
+    assert not any(term == "ナイト" for _, term in matched)
+
+
+def test_a_latin_name_in_a_japanese_question_stays_as_written(ingest, employee):
+    """A Japanese question that writes CREDIT means the name the documents write so, not クレジット,
+    even where more documents say クレジット: the asker could have typed the katakana."""
+    ingest(text="# バリュー\n\n## CREDIT\nCREDIT の R は Results を表します。\n", filename="values.md")
+    ingest(text="# 経費\n\n## カード\n経費はクレジットで支払えます。\n", filename="expenses.md")
+    ingest(text="# 出張\n\n## 支払い\n出張費もクレジットで支払います。\n", filename="travel.md")
+
+    result = search(user=employee, query="CREDIT の R は何の略？")
+    assert not any(m.term == "クレジット" for m in result.vocabulary)
+    assert "クレジット" not in result.expanded_query
+    assert result.hits[0].filename == "values.md"
+
+
+def test_a_katakana_word_typed_in_hiragana_reaches_the_documents_spelling(ingest, employee):
+    ingest(text="# 福利厚生\n\n## セラピー\nオンラインのセラピーは年6回まで無料で受けられます。\n", filename="care.md")
+    ingest(text="# 経費\n\n## 出張\n出張の宿泊は1泊15,000円までです。\n", filename="travel.md")
+
+    result = search(user=employee, query="せらぴーはねんになんかい？")
+    assert ("せらぴー", "セラピー", "reading") in {(m.word, m.term, m.via) for m in result.vocabulary}
+    assert "セラピー" in result.written_query
+    assert result.hits[0].filename == "care.md"
+
+
+def test_a_company_the_documents_mention_elsewhere_is_not_answered_about_with_our_rules(corpus, employee, ingest):
+    """The documents name ソニー (a supplier) and give their own 育児休業 rule, never both in one passage:
+    「ソニーの育児休業」 asks about another company's rule, which they do not give. A company named with
+    the thing asked (ソニーの保守契約) and a place (大阪の育児休業) are answered."""
+    ingest(
+        text="# 購買\n\n## 取引先\nノートPCはソニーから購入します。ソニーの保守契約は3年間です。\n",
+        filename="purchasing.md",
+    )
+    ingest(text="# 拠点\n\n## 大阪オフィス\n大阪オフィスは梅田にあります。\n", filename="offices.md")
+
+    other = answer_question(user=employee, text="ソニーの育児休業は子どもが何歳になるまで取れますか？").answer
+    assert other.response_type == Answer.ResponseType.NOT_FOUND
+    assert "1歳6ヶ月" not in other.answer_text
+    assert "unknown_name" in other.usage["decision"]["reasons"]
+
+    supplier = answer_question(user=employee, text="ソニーの保守契約は何年ですか？").answer
+    assert supplier.response_type == Answer.ResponseType.ANSWER and "3年間" in supplier.answer_text
+    place = answer_question(user=employee, text="大阪の育児休業は子どもが何歳になるまで取れますか？").answer
+    assert place.response_type == Answer.ResponseType.ANSWER and "1歳6ヶ月" in place.answer_text
+
+
+def test_names_apart_from_their_subject_reads_the_passages_given():
+    passages = ["ノートpcはソニーから購入します。", "育児休業は、子が1歳6ヶ月になるまで取得できます。"]
+    assert names_apart_from_their_subject("ソニーの育児休業は何歳まで？", passages) == ["ソニー"]
+    assert names_apart_from_their_subject("ソニーの育児休業は何歳まで？", [*passages, "ソニーの育児休業制度"]) == []
+    # A word it is made of is enough: the passage writes 出張 and 予約, not 出張予約.
+    assert names_apart_from_their_subject("ソニーの出張予約は？", ["ソニーで出張を予約します"]) == []

@@ -231,3 +231,74 @@ def test_a_sentence_opening_with_a_word_pointing_back_is_read_with_the_sentence_
         "会社は社員の資格取得を応援しています。",
         "そのため、毎年最大5万円を支給します。",
     ]
+
+
+def test_a_sentence_ranked_first_only_for_its_fact_and_chunk_does_not_keep_the_answer_from_being_given():
+    """The best chunk's cost sentence is about something else (health insurance) and fails the bar;
+    the sentence about スキルアップ shares the question's words and is closer in meaning, so it
+    answers, with the amount its chunk states."""
+    chunks = [
+        make_chunk(
+            0, "## 健康保険\n\n補完医療の年間費用は、本人負担が24ユーロ、会社負担が120ユーロです。", "health.md"
+        ),
+        make_chunk(
+            1,
+            "## 成長のための基金\n\nあなたの成長は私たちにとって重要です。"
+            "そのため、当社では毎年最大10,000ドルをキャリア開発のために提供しています。\n\n"
+            "新しい資格でスキルアップしたい場合、この基金の補助を使えます。",
+            "growth.md",
+        ),
+    ]
+    answer = ExtractiveProvider().generate("スキルアップのための補助は年間いくらまで使える？", chunks)
+    assert not answer.abstained
+    assert "10,000ドル" in answer.text
+    assert "ユーロ" not in answer.text
+
+
+def test_shared_words_do_not_answer_when_a_sentence_above_is_closer_in_meaning():
+    """Words in common with a table row (評価, and the expansion 人事評価) are chance when sentences ranked
+    above it, which fail the bar, are closer to the question in meaning: nothing is quoted."""
+    chunks = [
+        make_chunk(
+            0,
+            "## 保存期間\n\n| 情報 | 保存期間 |\n|---|---|\n| 応募書類 | 選考終了から6ヶ月 |\n| 人事記録 | 退職日から5年 |",
+        ),
+        make_chunk(1, "## 分類\n\n| 分類 | 例 |\n|---|---|\n| 極秘 | 決算情報、人事評価 |", "security.md"),
+    ]
+    answer = ExtractiveProvider().generate(
+        "上期の評価期間はいつからいつまでですか？", chunks, expanded_terms=["人事評価"]
+    )
+    assert answer.abstained
+    assert "人事評価" not in answer.text
+
+
+def test_a_runner_up_already_said_inside_a_quoted_sentence_is_not_quoted_again():
+    chunk = make_chunk(
+        0,
+        "### ポモドーロテクニック\n\n"
+        "ポモドーロテクニックは、時間を作業と休憩に分ける時間管理の方法です。"
+        "作業を25分、休憩を5分とします。",
+        "apps.md",
+        "生産性 > ポモドーロテクニック",
+    )
+    answer = ExtractiveProvider().generate("ポモドーロテクニックってどういうやり方？", [chunk])
+    texts = [b.text.strip() for b in answer.blocks]
+    assert texts[0].startswith("ポモドーロテクニックは、")
+    assert "ポモドーロテクニック" not in texts[1:]
+
+
+def test_an_amount_per_the_unit_asked_answers_a_rate_question():
+    """「per night」 is answered by the amount stated per night, not by another hotel rule with a number."""
+    chunks = [
+        make_chunk(
+            0, "## ホテル\n\nホテルに5泊以上滞在する場合、ドライクリーニングが許可されます。", "travel.md", "ホテル"
+        ),
+        replace(
+            make_chunk(1, "## ホテル\n\nホテルの価格は通常300USD/泊の範囲内です。", "travel.md", "ホテル"), score=1.0
+        ),
+    ]
+    answer = ExtractiveProvider().generate(
+        "What is the hotel limit per night?", chunks, expanded_terms=["ホテル"], strict=True
+    )
+    assert "300USD/泊" in answer.text
+    assert "ドライクリーニング" not in answer.text
