@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -236,8 +236,12 @@ def _unknown_names(question: Question, found: _Retrieved, unknown: list[Word]) -
     names = [w.surface for w in unknown if w.proper]
     if question.english:
         return names
-    passages = (text for texts in _document_texts(found.chunks.values()).values() for text in texts)
-    return names + [n for n in names_apart_from_their_subject(question.spelled, passages) if n not in names]
+
+    def passages() -> Iterator[str]:  # read only if the question asks about a name as 「X の Y」
+        for texts in _document_texts(found.chunks.values()).values():
+            yield from texts
+
+    return names + [n for n in names_apart_from_their_subject(question.spelled, passages()) if n not in names]
 
 
 def _subject_unknown(question: Question, found: _Retrieved) -> bool:

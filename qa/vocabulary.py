@@ -162,14 +162,17 @@ def names_apart_from_their_subject(text: str, passages: Iterable[str]) -> list[s
     searched (the question's retrieval candidates). Y counts as named in a passage
     as written, normalised, or by one of the words it is made of (出張予約: 出張, 予約).
     """
-    texts = list(passages)
     words = question_words(text)
+    asked = [
+        (name, subject)
+        for name, particle, subject in zip(words, words[1:], words[2:])
+        if name.proper and not name.place and particle.surface == "の" and subject.noun and len(subject.surface) >= 2
+    ]
+    if not asked:
+        return []  # most questions: the passages are not read at all
+    texts = list(passages)
     apart: list[str] = []
-    for name, particle, subject in zip(words, words[1:], words[2:]):
-        if not (name.proper and not name.place and particle.surface == "の" and subject.noun):
-            continue
-        if len(subject.surface) < 2:
-            continue
+    for name, subject in asked:
         spellings = {subject.surface, subject.normalized} | {p.surface for p in subject.parts if len(p.surface) >= 2}
         if not any(name.surface in t and any(s in t for s in spellings) for t in texts):
             apart.append(name.surface)

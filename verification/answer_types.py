@@ -146,6 +146,7 @@ _RATE_COUNTERS = {
     "食": ("meal",),
     "件": ("case", "item", "transaction"),
 }
+_RATE_WORDS = {word: counter for counter, words in _RATE_COUNTERS.items() for word in words}
 _COUNTER_ALTERNATION = "|".join(map(re.escape, sorted(_RATE_COUNTERS, key=len, reverse=True)))
 _PER = r"(?:あたり|当たり|につき|ごと)"
 _ASKED_RATE = re.compile(rf"1\s*({_COUNTER_ALTERNATION}){_PER}|\bper ([a-z]+?)s?\b")
@@ -153,10 +154,9 @@ _ASKED_RATE = re.compile(rf"1\s*({_COUNTER_ALTERNATION}){_PER}|\bper ([a-z]+?)s?
 
 def asked_rates(question: str) -> frozenset[str]:
     """The counters a question asks a rate per: 「1泊あたりいくら？」, 「the limit per night」 → {"泊"}."""
-    english = {word: counter for counter, words in _RATE_COUNTERS.items() for word in words}
     found: set[str] = set()
     for match in _ASKED_RATE.finditer(fold(question)):
-        counter = match.group(1) or english.get(match.group(2) or "")
+        counter = match.group(1) or _RATE_WORDS.get(match.group(2) or "")
         if counter:
             found.add(counter)
     return frozenset(found)
