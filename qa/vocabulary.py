@@ -244,6 +244,10 @@ def _by_spelling(
     return [TermMatch(word=wanted[norm], term=term, via="spelling") for norm, (_, term) in found.items()]
 
 
+# The shortest loanword matched across the analyser's cuts: four kana with the long-vowel mark (さーびす).
+_LOANWORD_MIN = 4
+
+
 def _by_kana(folded: str, by_reading: _Readings) -> list[TermMatch]:
     """Terms whose reading is written out in kana in the question: longest match first, left to right, no overlaps.
 
@@ -259,7 +263,13 @@ def _by_kana(folded: str, by_reading: _Readings) -> list[TermMatch]:
         i = 0
         while i <= len(run) - MIN_READING:
             # A match starts and ends where the analyser cuts the run: お客さんから is not 参加 (さん|から).
-            sizes = [n for n in range(min(MAX_READING, len(run) - i), MIN_READING - 1, -1) if i + n in cuts]
+            # A long-vowel mark in kana typed for a loanword (あんけーと) splits the analyser's words
+            # (あん|けー|とっ|て): a span holding one may end inside a word.
+            sizes = [
+                n
+                for n in range(min(MAX_READING, len(run) - i), MIN_READING - 1, -1)
+                if i + n in cuts or (kana_only and "ー" in run[i : i + n] and n >= _LOANWORD_MIN)
+            ]
             for size in sizes if i in cuts else ():
                 term = by_reading.get(unvoiced(run[i : i + size]))
                 # Written as the documents write it: nothing to match. せらぴー is not セラピー as written.

@@ -259,6 +259,16 @@ def test_a_katakana_word_typed_in_hiragana_reaches_the_documents_spelling(ingest
     assert result.hits[0].filename == "care.md"
 
 
+def test_a_loanword_typed_in_kana_with_a_long_vowel_mark_reaches_the_documents_spelling(ingest, employee):
+    """The analyser cuts あんけーとって as あん|けー|とっ|て: the loanword is still read as アンケート."""
+    ingest(text="# エンゲージメント\n\n## 社員アンケート\nアンケートは5〜7分で回答できます。\n", filename="survey.md")
+    ingest(text="# 経費\n\n## 出張\n出張の宿泊は1泊15,000円までです。\n", filename="travel.md")
+
+    result = search(user=employee, query="あんけーとってなんぷんくらいでおわる？")
+    assert ("あんけーと", "アンケート", "reading") in {(m.word, m.term, m.via) for m in result.vocabulary}
+    assert result.hits[0].filename == "survey.md"
+
+
 def test_hiragana_among_kanji_is_grammar_not_a_katakana_word(ingest, employee):
     """「ないと」 in 「梅雨がないとされている」 is ない + と, not the katakana word ナイト a document uses:
     the question is searched as written."""
