@@ -67,6 +67,20 @@ def test_the_english_floor_turns_away_every_everyday_english_question_and_stays_
     assert close.english_floor == close.medium
 
 
+def test_an_unknown_word_must_beat_the_closest_sentence_any_off_topic_question_reached() -> None:
+    on = [_m(0.90, 0.92), _m(0.88, 0.90), _m(0.86, 0.88)]
+    calibration = thresholds_from(on, [_m(0.80, 0.78), _m(0.82, 0.851), _m(0.81, 0.80)], DEFAULTS)
+    assert calibration.unknown_word_sentence == 0.851
+    assert calibration.to_dict()["unknown_word_sentence"] == 0.851
+
+
+def test_a_calibration_stored_before_the_unknown_word_sentence_gets_it_from_its_measurements() -> None:
+    values = {"confident": 0.9, "medium": 0.85, "clarify_gap": 0.03}
+    measurements = {"off_topic": [["明日の天気は？", 0.84, 0.83], ["カレーの作り方", 0.85, 0.857]]}
+    assert applied_calibration(values, measurements=measurements).unknown_word_sentence == 0.857
+    assert applied_calibration(values).unknown_word_sentence == 1.0  # nothing measured: the rule as before
+
+
 def test_nothing_to_measure_is_an_error() -> None:
     with pytest.raises(ValueError):
         thresholds_from([], [_m(0.8, 0.8)], DEFAULTS)
