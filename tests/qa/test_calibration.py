@@ -119,6 +119,10 @@ def test_calibrate_measures_the_corpus_and_its_answers_use_it(ingest, employee, 
     page = client.get("/admin/qa/corpuscalibration/")
     assert page.status_code == 200
     assert str(stored.values["off_topic_floor"]) in page.content.decode()
+    # The sentence an unknown-word question must beat: the closest any off-topic question came, applied and shown.
+    assert stored.values["unknown_word_sentence"] == round(max(off_sentences), 4)
+    assert applied.unknown_word_sentence == stored.values["unknown_word_sentence"]
+    assert str(stored.values["unknown_word_sentence"]) in page.content.decode()
 
     # The corpus changes (recalibration after indexing is off in the suite): the admin says the
     # calibration is stale, and it keeps answering until a new one is measured.
