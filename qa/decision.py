@@ -121,13 +121,17 @@ class Evidence:
     glossary or the hits use (``qa.retrieval.names_something_retrieved``).
     ``unknown_names``: the proper nouns of the question that nothing the user
     may read names; ``unknown_words``: its other nouns that nothing the user may
-    read uses and no vocabulary match or expansion reached (``qa.vocabulary.unknown_words``).
+    read uses and no vocabulary match or expansion reached (``qa.vocabulary.unknown_words``);
+    ``unknown_among_known``: the question also names a noun the documents use, and no
+    unknown word qualifies one as 「X の Y」 (``qa.vocabulary.unknown_words_asked_with_known_ones``).
     """
 
     hits: Sequence[RetrievedChunk]
     subject_unknown: bool = False
     unknown_names: tuple[str, ...] = ()
     unknown_words: tuple[str, ...] = ()
+    # The unknown words are asked with words the documents use, not as someone else's (qa.vocabulary).
+    unknown_among_known: bool = False
     generic: bool = False
     one_document: bool = False
     names_something: bool = False
@@ -219,10 +223,16 @@ def _closer_than_off_topic(evidence: Evidence, calibration: Calibration) -> bool
     フラッシュドライブ, 「手土産」 where they write ギフト) does not make a question off
     topic when a sentence answers it more closely than calibration's off-topic
     questions (weather, recipes, sport) got to any sentence of the same corpus.
-    Without a measured corpus (``unknown_word_sentence`` 1.0) never, and the
-    sentences are then not embedded.
+    Only when the question also names something the documents use, and not as
+    another party's (``unknown_among_known``: 「楽天の有給休暇は？」 is close to our own
+    有給休暇 sentences, and still not about them). Without a measured corpus
+    (``unknown_word_sentence`` 1.0) never, and the sentences are then not embedded.
     """
-    return calibration.unknown_word_sentence < 1.0 and evidence.best_sentence() > calibration.unknown_word_sentence
+    return (
+        evidence.unknown_among_known
+        and calibration.unknown_word_sentence < 1.0
+        and evidence.best_sentence() > calibration.unknown_word_sentence
+    )
 
 
 def ask_back_options(

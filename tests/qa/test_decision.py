@@ -127,10 +127,19 @@ def test_an_unknown_word_is_answered_when_a_sentence_is_closer_than_any_off_topi
     """「USBメモリを挿してもいい？」 where the documents write USB フラッシュドライブ: nothing retrieved is
     as close as 中 needs, but one sentence is closer than calibration's everyday off-topic questions
     (weather, recipes) ever got to the corpus, so the question is answered; otherwise it is not found."""
-    evidence = Evidence(hits=LOOSE, unknown_words=("usbメモリ",), best_sentence=lambda: sentence)
+    evidence = Evidence(
+        hits=LOOSE, unknown_words=("usbメモリ",), unknown_among_known=True, best_sentence=lambda: sentence
+    )
     decision = decide(analyse_question(LONG_JA), evidence, MEASURED)
     assert decision.outcome == outcome
     assert decision.reasons == ((REASON_ON_TOPIC,) if outcome == ANSWER else (REASON_UNKNOWN_WORD,))
+
+
+def test_an_unknown_word_asked_as_someone_elses_or_alone_is_not_found_however_close_a_sentence() -> None:
+    """「楽天の有給休暇は？」 (the unknown word owns a subject we cover) and 「確定申告の医療費控除は？」
+    (every noun unknown): a sentence close to our own 有給休暇 rule does not answer them."""
+    evidence = Evidence(hits=LOOSE, unknown_words=("楽天",), unknown_among_known=False, best_sentence=lambda: 0.95)
+    assert decide(analyse_question(LONG_JA), evidence, MEASURED).reasons == (REASON_UNKNOWN_WORD,)
 
 
 def test_without_a_measured_corpus_an_unknown_word_is_not_found_however_close_a_sentence() -> None:
