@@ -238,11 +238,19 @@ def _unknown_names(question: Question, found: _Retrieved, unknown: list[Word]) -
     if question.english:
         return names
 
-    def passages() -> Iterator[str]:  # read only if the question asks about a name as 「X の Y」
-        for texts in _document_texts(found.chunks.values()).values():
-            yield from texts
+    texts: dict[int, list[str]] = {}
 
-    return names + [n for n in names_apart_from_their_subject(question.spelled, passages()) if n not in names]
+    def passages() -> Iterator[str]:  # read only if the question asks about a name as 「X の Y」
+        texts.update(_document_texts(found.chunks.values()))
+        for document_texts in texts.values():
+            yield from document_texts
+
+    def best() -> Iterator[str]:
+        if found.hits:
+            yield from texts.get(found.hits[0].document_id) or []
+
+    apart = names_apart_from_their_subject(question.spelled, passages(), best=best())
+    return names + [n for n in apart if n not in names]
 
 
 def _subject_unknown(question: Question, found: _Retrieved) -> bool:

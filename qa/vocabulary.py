@@ -182,7 +182,7 @@ def unknown_words_asked_with_known_ones(text: str, unknown: Sequence[str]) -> bo
     )
 
 
-def names_apart_from_their_subject(text: str, passages: Iterable[str]) -> list[str]:
+def names_apart_from_their_subject(text: str, passages: Iterable[str], *, best: Iterable[str] = ()) -> list[str]:
     """The names X of ``text`` asked about as 「X の Y」 (Y a noun) that no passage names together with Y.
 
     X is a proper noun that is not a place: a place says where (「アメリカの政府関係者」, which
@@ -193,6 +193,9 @@ def names_apart_from_their_subject(text: str, passages: Iterable[str]) -> list[s
     company's rule, which the documents do not give. ``passages``: the folded texts
     searched (the question's retrieval candidates). Y counts as named in a passage
     as written, normalised, or by one of the words it is made of (出張予約: 出張, 予約).
+    A name that ``best`` (the folded texts of the best hit's document) names is never
+    apart: the answer then comes from what the documents say about X, which may put Y in
+    other words (「アマルティア・センの出身地」 over his biography, which says where he was born).
     """
     words = question_words(text)
     asked = [
@@ -202,9 +205,11 @@ def names_apart_from_their_subject(text: str, passages: Iterable[str]) -> list[s
     ]
     if not asked:
         return []  # most questions: the passages are not read at all
-    texts = list(passages)
+    texts, answered_from = list(passages), list(best)
     apart: list[str] = []
     for name, subject in asked:
+        if any(name.surface in t for t in answered_from):
+            continue
         spellings = {subject.surface, subject.normalized} | {p.surface for p in subject.parts if len(p.surface) >= 2}
         if not any(name.surface in t and any(s in t for s in spellings) for t in texts):
             apart.append(name.surface)
@@ -278,6 +283,9 @@ def _by_kana(folded: str, by_reading: _Readings) -> list[TermMatch]:
     readings joined (立替払い: タテカエハライ) while people type it as said (たてかえばらい).
     """
     found: list[TermMatch] = []
+    # Kana typed for a katakana word (せらぴー → セラピー) only in a question written in kana alone: among
+    # kanji, a hiragana run is grammar (梅雨がないとされている: ないと is not ナイト).
+    kana_only = not has_kanji(folded)
     for written in _KANA_RUN.findall(folded):
         run, cuts = katakana(written), boundaries(written)
         i = 0
@@ -287,7 +295,11 @@ def _by_kana(folded: str, by_reading: _Readings) -> list[TermMatch]:
             for size in sizes if i in cuts else ():
                 term = by_reading.get(unvoiced(run[i : i + size]))
                 # Written as the documents write it: nothing to match. せらぴー is not セラピー as written.
-                if term is not None and term != written[i : i + size]:
+                if (
+                    term is not None
+                    and term != written[i : i + size]
+                    and (kana_only or katakana(term) != run[i : i + size])
+                ):
                     found.append(TermMatch(word=written[i : i + size], term=term, via="reading"))
                     i += size
                     break

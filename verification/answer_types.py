@@ -56,9 +56,11 @@ _ASKS: dict[str, re.Pattern[str]] = {
         r"\b(cost|costs|fee|fees|charge|charged)\b"
     ),
     # What something is called: 「アプリの名前は？」, 「名称を教えて」, 「何というシステム？」 (not 「名前は出したくない」).
+    # Which one of a kind: 「VPN はどれ？」, 「どのツールを使う？」 (not どれくらい, どのように).
     NAME: re.compile(
         r"(名前|名称)(は|って|を)?(何|なに|なん|教え|知り|[?？]|$)|何という|なんという|何て(いう|言う)|"
-        r"\b(what is|what's) the name\b|\bcalled\b"
+        r"どれ(?!くらい|ぐらい|だけ|ほど)|どっち|どの(?!くらい|ぐらい|ように|よう|程度|位)|"
+        r"\b(what is|what's) the name\b|\bcalled\b|^which\b"
     ),
 }
 

@@ -164,3 +164,19 @@ def test_a_deadline_asked_in_everyday_words_without_naming_a_policy_is_asked_bac
     body = _ask(api, employee, "経費精算の締め切りはいつ？")
     assert body["response_type"] == "answer"
     assert "1ヶ月以内" in body["answer"], body["answer"]
+
+
+def test_which_one_of_a_kind_is_answered_with_its_name(ingest, api, employee):
+    """「VPN はどれ？」 asks for one VPN by name: the sentence naming it, not the one repeating the question's words."""
+    ingest(
+        text=(
+            "# パーソナル VPN\n\n## 使う理由\nチームメンバーがパーソナル VPN の NordLayer を使う理由はいくつかあります。\n"
+            "- 公衆 Wi-Fi を頻繁に利用する。\n"
+            "- 公衆 Wi-Fi を使用中にデバイスを保護したいなら、常に VPN を使用してください。\n"
+        ),
+        filename="personal-vpn.md",
+    )
+    ingest(text="# 出張\n\n## 宿泊\nホテルの Wi-Fi も公衆 Wi-Fi と同じように扱います。\n", filename="travel.md")
+    body = _ask(api, employee, "公衆 Wi-Fi で仕事するとき使う VPN はどれ？")
+    assert body["response_type"] == "answer"
+    assert "NordLayer" in body["answer"], body["answer"]

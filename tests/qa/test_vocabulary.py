@@ -259,6 +259,18 @@ def test_a_katakana_word_typed_in_hiragana_reaches_the_documents_spelling(ingest
     assert result.hits[0].filename == "care.md"
 
 
+def test_hiragana_among_kanji_is_grammar_not_a_katakana_word(ingest, employee):
+    """「ないと」 in 「梅雨がないとされている」 is ない + と, not the katakana word ナイト a document uses:
+    the question is searched as written."""
+    ingest(text="# 騎士\n\n## 叙任\nナイトの称号は国王が授けます。ナイトは騎士のことです。\n", filename="knights.md")
+    ingest(text="# 梅雨\n\n## 地域\n気候学的には北海道に梅雨はないとされている。\n", filename="rainy-season.md")
+
+    result = search(user=employee, query="梅雨がないとされている都道府県はどこ？")
+    assert "ナイト" not in {m.term for m in result.vocabulary}
+    assert "ナイト" not in result.expanded_query
+    assert result.hits[0].filename == "rainy-season.md"
+
+
 def test_a_company_the_documents_mention_elsewhere_is_not_answered_about_with_our_rules(corpus, employee, ingest):
     """The documents name ソニー (a supplier) and give their own 育児休業 rule, never both in one passage:
     「ソニーの育児休業」 asks about another company's rule, which they do not give. A company named with
@@ -286,6 +298,9 @@ def test_names_apart_from_their_subject_reads_the_passages_given():
     assert names_apart_from_their_subject("ソニーの育児休業は何歳まで？", [*passages, "ソニーの育児休業制度"]) == []
     # A word it is made of is enough: the passage writes 出張 and 予約, not 出張予約.
     assert names_apart_from_their_subject("ソニーの出張予約は？", ["ソニーで出張を予約します"]) == []
+    # The best hit's document names ソニー: the answer is about ソニー, in its own words (not 育児休業).
+    about = "ソニーの社員は子が2歳になるまで休めます。"
+    assert names_apart_from_their_subject("ソニーの育児休業は何歳まで？", [*passages, about], best=[about]) == []
 
 
 @pytest.mark.parametrize(

@@ -38,6 +38,12 @@ from verification.verdict import verify
         ("Is there a fee for a new ID card?", [COST]),
         ("家から会社のシステムにつなぐときに起動するアプリの名前は？", [NAME]),
         ("自分の名前は出したくない。大丈夫？", []),  # 名前 here is not what is asked for
+        # Which one of a kind is answered by a name; どれくらい and どのように ask something else.
+        ("カフェの Wi-Fi で使う VPN はどれ？", [NAME]),
+        ("どのツールを使えばいい？", [NAME]),
+        ("Which VPN should I use at a cafe?", [NAME]),
+        ("どれくらい休める？", [QUANTITY]),
+        ("どのように申請する？", [STEPS]),
     ],
 )
 def test_what_a_question_asks_for(question: str, types: list[str]) -> None:
