@@ -72,6 +72,7 @@ class CorpusCalibrationAdmin(OfferedFiltersOnly, admin.ModelAdmin):
         "english_floor",
         "confident",
         "medium",
+        "unknown_word_sentence",
         "state",
     )
     readonly_fields = ("created_at", "state", "documents", "questions", "corpus_key", "values", "measurements")
@@ -101,6 +102,10 @@ class CorpusCalibrationAdmin(OfferedFiltersOnly, admin.ModelAdmin):
     @admin.display(description=_("信頼度「中」の類似度"))
     def medium(self, calibration: CorpusCalibration) -> Any:
         return calibration.values.get("medium")
+
+    @admin.display(description=_("未知語の質問が超えるべき文の類似度"))
+    def unknown_word_sentence(self, calibration: CorpusCalibration) -> Any:
+        return calibration.values.get("unknown_word_sentence")
 
     @admin.display(description=_("状態"))
     def state(self, calibration: CorpusCalibration) -> str:

@@ -18,6 +18,11 @@ similarity (what :func:`qa.decision.off_topic_reason` reads), then
 :func:`thresholds_from` turns the distributions into a
 :class:`qa.decision.Calibration`, each threshold by a named rule.
 
+The closest any off-topic question's best sentence came is stored too
+(:func:`off_topic_sentence_ceiling`) and applied: a question that uses a word
+the documents never use (「USBメモリ」 where they write USB フラッシュドライブ) stays
+on topic only when one of its hits' sentences is closer than that.
+
 The English floor has one side only: the corpus gives no English on-topic
 questions (its headings are Japanese, and translating them would need a model
 the portal does not ship), so the floor is the lowest that still turns away
@@ -113,6 +118,16 @@ def medium_similarity(off_topic: Sequence[Measured], confident: float) -> float:
     return round(min(confident - MARGIN, max(m.top_chunk for m in off_topic)), 4)
 
 
+def off_topic_sentence_ceiling(off_topic: Sequence[Measured]) -> float:
+    """The closest any off-topic question's best sentence came: what an unknown-word question must beat.
+
+    Read by :func:`qa.decision.off_topic_reason`: a question using a word the
+    documents never use is kept on topic only by a sentence closer than this.
+    The maximum, not a quantile: every everyday question measured stays turned away.
+    """
+    return round(max(m.best_sentence for m in off_topic), 4)
+
+
 def english_floor(english_off_topic: Sequence[Measured], medium: float) -> float:
     """Just above the closest everyday English question's best chunk, and never above ``medium``.
 
@@ -146,6 +161,7 @@ def thresholds_from(
         medium=medium,
         clarify_gap=defaults.clarify_gap,
         source="corpus",
+        unknown_word_sentence=off_topic_sentence_ceiling(off_topic),
     )
 
 

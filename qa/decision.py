@@ -67,7 +67,11 @@ class Calibration:
     the same for an English question's best chunk; ``confident``: a chunk this
     similar keeps the question on topic (and is the 高 retrieval threshold);
     ``medium``: the 中 retrieval threshold; ``clarify_gap``: relative score gap
-    within which two documents tie. ``source`` says where the values came from.
+    within which two documents tie. ``unknown_word_sentence``: the closest any
+    everyday off-topic question came to a sentence of the corpus (qa.calibration);
+    a question with a word the documents never use stays on topic only when one of
+    its hits' sentences is closer than that (1.0, the default without a measured
+    corpus: never). ``source`` says where the values came from.
     """
 
     off_topic_floor: float
@@ -76,6 +80,7 @@ class Calibration:
     medium: float
     clarify_gap: float
     source: str = "settings"
+    unknown_word_sentence: float = 1.0
 
     @classmethod
     def from_settings(cls) -> Calibration:
@@ -97,6 +102,7 @@ class Calibration:
             "confident": self.confident,
             "medium": self.medium,
             "clarify_gap": self.clarify_gap,
+            "unknown_word_sentence": self.unknown_word_sentence,
             "source": self.source,
         }
 
@@ -115,13 +121,17 @@ class Evidence:
     glossary or the hits use (``qa.retrieval.names_something_retrieved``).
     ``unknown_names``: the proper nouns of the question that nothing the user
     may read names; ``unknown_words``: its other nouns that nothing the user may
-    read uses and no vocabulary match or expansion reached (``qa.vocabulary.unknown_words``).
+    read uses and no vocabulary match or expansion reached (``qa.vocabulary.unknown_words``);
+    ``unknown_among_known``: the question also names a noun the documents use, and no
+    unknown word qualifies one as 「X の Y」 (``qa.vocabulary.unknown_words_asked_with_known_ones``).
     """
 
     hits: Sequence[RetrievedChunk]
     subject_unknown: bool = False
     unknown_names: tuple[str, ...] = ()
     unknown_words: tuple[str, ...] = ()
+    # The unknown words are asked with words the documents use, not as someone else's (qa.vocabulary).
+    unknown_among_known: bool = False
     generic: bool = False
     one_document: bool = False
     names_something: bool = False
@@ -195,7 +205,7 @@ def off_topic_reason(question: Question, evidence: Evidence, calibration: Calibr
         if not evidence.names_something and top_chunk < calibration.english_floor:
             return REASON_ENGLISH_NAMES_NOTHING
         return None
-    if evidence.unknown_words and top_chunk < calibration.medium:
+    if evidence.unknown_words and top_chunk < calibration.medium and not _closer_than_off_topic(evidence, calibration):
         # 「忘年会の会費は？」: a word the documents never use, and nothing retrieved even medium close.
         return REASON_UNKNOWN_WORD
     best_sentence = evidence.best_sentence()
@@ -204,6 +214,25 @@ def off_topic_reason(question: Question, evidence: Evidence, calibration: Calibr
     if top_chunk >= calibration.confident:
         return None
     return REASON_NO_CLOSE_SENTENCE if best_sentence < calibration.off_topic_floor else None
+
+
+def _closer_than_off_topic(evidence: Evidence, calibration: Calibration) -> bool:
+    """Whether a hit's sentence is closer to the question than any everyday off-topic question came to the corpus.
+
+    An everyday word the documents never use (「USBメモリ」 where they write USB
+    フラッシュドライブ, 「手土産」 where they write ギフト) does not make a question off
+    topic when a sentence answers it more closely than calibration's off-topic
+    questions (weather, recipes, sport) got to any sentence of the same corpus.
+    Only when the question also names something the documents use, and not as
+    another party's (``unknown_among_known``: 「楽天の有給休暇は？」 is close to our own
+    有給休暇 sentences, and still not about them). Without a measured corpus
+    (``unknown_word_sentence`` 1.0) never, and the sentences are then not embedded.
+    """
+    return (
+        evidence.unknown_among_known
+        and calibration.unknown_word_sentence < 1.0
+        and evidence.best_sentence() > calibration.unknown_word_sentence
+    )
 
 
 def ask_back_options(

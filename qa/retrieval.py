@@ -42,6 +42,7 @@ from qa.vocabulary import (
     TermMatch,
     names_apart_from_their_subject,
     unknown_words,
+    unknown_words_asked_with_known_ones,
     vocabulary_matches,
     written_as_documents,
 )
@@ -483,6 +484,8 @@ def evidence_for(question: Question, result: SearchResult, *, one_document: bool
         subject_unknown=result.subject_unknown,
         unknown_names=tuple(result.unknown_names),
         unknown_words=tuple(result.unknown_words),
+        unknown_among_known=bool(result.unknown_words)
+        and unknown_words_asked_with_known_ones(question.spelled, result.unknown_words),
         generic=result.generic_question,
         one_document=one_document,
         names_something=question.english and names_something_retrieved(question, hits, result.added_keywords),

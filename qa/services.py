@@ -34,6 +34,7 @@ from qa.calibration import (
     Measured,
     corpus_key,
     heading_questions,
+    off_topic_sentence_ceiling,
     thresholds_from,
 )
 from qa.models import Answer, AnswerSource, Citation, Conversation, CorpusCalibration, Feedback
@@ -522,11 +523,14 @@ def current_calibration() -> Calibration:
     latest = CorpusCalibration.objects.first()
     if latest is None:
         return Calibration.from_settings()
-    return applied_calibration(latest.values)
+    return applied_calibration(latest.values, measurements=latest.measurements)
 
 
-def applied_calibration(values: dict[str, Any]) -> Calibration:
+def applied_calibration(values: dict[str, Any], *, measurements: dict[str, Any] | None = None) -> Calibration:
     """What the portal applies of a stored calibration's ``values``: its 高/中 thresholds, not its off-topic floors.
+
+    Also the sentence an unknown-word question must beat (``unknown_word_sentence``);
+    a calibration stored before that value existed gets it from its ``measurements``.
 
     The measured floors are stored and shown, not applied. Measured with
     ``evaluate_portal --in-place``: applied whole, a calibration turned everyday
@@ -545,7 +549,16 @@ def applied_calibration(values: dict[str, Any]) -> Calibration:
         medium=values["medium"],
         clarify_gap=values.get("clarify_gap", defaults.clarify_gap),
         source="corpus",
+        unknown_word_sentence=values.get("unknown_word_sentence", _unknown_word_sentence(measurements, defaults)),
     )
+
+
+def _unknown_word_sentence(measurements: dict[str, Any] | None, defaults: Calibration) -> float:
+    """From a calibration's stored off-topic rows ([question, chunk, sentence]); the default without them."""
+    rows = (measurements or {}).get("off_topic") or []
+    if not rows:
+        return defaults.unknown_word_sentence
+    return off_topic_sentence_ceiling([Measured(*row) for row in rows])
 
 
 def calibration_stale(*, calibration: CorpusCalibration) -> bool:

@@ -150,6 +150,38 @@ def unknown_words(text: str, *, version_ids: Sequence[int], reached: Iterable[st
     ]
 
 
+def unknown_words_asked_with_known_ones(text: str, unknown: Sequence[str]) -> bool:
+    """Whether ``text``'s ``unknown`` words sit among words the documents use, not as someone else's.
+
+    True when the question also names a noun that is not unknown (「USBメモリを会社の
+    パソコンに挿してもいい？」: 会社, パソコン), and no unknown word qualifies such a noun as
+    「X の Y」 (「楽天の有給休暇は？」: 楽天's 有給休暇, which documents that never say 楽天
+    do not give). Then the unknown word is likely everyday wording for something they
+    cover, and a close sentence may answer it (qa.decision). False when every noun is
+    unknown (「確定申告の医療費控除は？」): the documents cover nothing it names.
+    """
+    words = question_words(text)
+    nouns = [
+        w.surface
+        for w in words
+        if w.noun
+        and len(w.surface) >= 2
+        and not _ALL_HIRAGANA.fullmatch(w.surface)
+        and not _INTERROGATIVE.search(w.surface)
+    ]
+    missing = set(unknown)
+    if not any(noun not in missing for noun in nouns):
+        return False
+    return not any(
+        x.surface in missing
+        and particle.surface == "の"
+        and y.noun
+        and len(y.surface) >= 2
+        and y.surface not in missing
+        for x, particle, y in zip(words, words[1:], words[2:])
+    )
+
+
 def names_apart_from_their_subject(text: str, passages: Iterable[str], *, best: Iterable[str] = ()) -> list[str]:
     """The names X of ``text`` asked about as 「X の Y」 (Y a noun) that no passage names together with Y.
 

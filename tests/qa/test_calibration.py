@@ -67,6 +67,20 @@ def test_the_english_floor_turns_away_every_everyday_english_question_and_stays_
     assert close.english_floor == close.medium
 
 
+def test_an_unknown_word_must_beat_the_closest_sentence_any_off_topic_question_reached() -> None:
+    on = [_m(0.90, 0.92), _m(0.88, 0.90), _m(0.86, 0.88)]
+    calibration = thresholds_from(on, [_m(0.80, 0.78), _m(0.82, 0.851), _m(0.81, 0.80)], DEFAULTS)
+    assert calibration.unknown_word_sentence == 0.851
+    assert calibration.to_dict()["unknown_word_sentence"] == 0.851
+
+
+def test_a_calibration_stored_before_the_unknown_word_sentence_gets_it_from_its_measurements() -> None:
+    values = {"confident": 0.9, "medium": 0.85, "clarify_gap": 0.03}
+    measurements = {"off_topic": [["明日の天気は？", 0.84, 0.83], ["カレーの作り方", 0.85, 0.857]]}
+    assert applied_calibration(values, measurements=measurements).unknown_word_sentence == 0.857
+    assert applied_calibration(values).unknown_word_sentence == 1.0  # nothing measured: the rule as before
+
+
 def test_nothing_to_measure_is_an_error() -> None:
     with pytest.raises(ValueError):
         thresholds_from([], [_m(0.8, 0.8)], DEFAULTS)
@@ -105,6 +119,10 @@ def test_calibrate_measures_the_corpus_and_its_answers_use_it(ingest, employee, 
     page = client.get("/admin/qa/corpuscalibration/")
     assert page.status_code == 200
     assert str(stored.values["off_topic_floor"]) in page.content.decode()
+    # The sentence an unknown-word question must beat: the closest any off-topic question came, applied and shown.
+    assert stored.values["unknown_word_sentence"] == round(max(off_sentences), 4)
+    assert applied.unknown_word_sentence == stored.values["unknown_word_sentence"]
+    assert str(stored.values["unknown_word_sentence"]) in page.content.decode()
 
     # The corpus changes (recalibration after indexing is off in the suite): the admin says the
     # calibration is stale, and it keeps answering until a new one is measured.
@@ -234,3 +252,31 @@ def test_uploads_indexed_at_once_are_not_held_up_by_a_calibration(settings, inge
     ingest(text=CORPUS["library.md"], filename="library.md")
     assert Document.objects.get().status == Document.Status.READY
     assert not CorpusCalibration.objects.exists() and current_calibration().source == "settings"
+
+
+@pytest.mark.django_db
+def test_an_everyday_word_is_answered_when_a_sentence_beats_every_off_topic_question(ingest, employee) -> None:
+    """「チャリンコ通勤の保険は？」: チャリンコ is in none of the documents (they say 自転車). Held to a 中
+    threshold no chunk reaches, the question is still answered because one sentence is closer to it than
+    any of calibration's everyday off-topic questions came to this corpus; an off-topic question with an
+    unknown word is not, and without that measurement the unknown word alone turns the question away."""
+    for filename, text in CORPUS.items():
+        ingest(text=text, filename=filename)
+    call_command("calibrate", stdout=StringIO())
+    stored = CorpusCalibration.objects.get()
+    stored.values = {**stored.values, "medium": 0.99}  # no chunk reaches 中: only the sentence rule can keep it
+    stored.save()
+
+    answer = answer_question(user=employee, text="チャリンコ通勤の保険は？").answer
+    assert answer.response_type == Answer.ResponseType.ANSWER, answer.usage["decision"]
+    assert "個人賠償責任保険" in answer.answer_text
+    assert answer.confidence != "high"  # below 中 on retrieval: never 高
+    off = answer_question(user=employee, text="花粉症に効く薬は？").answer
+    assert off.response_type == Answer.ResponseType.NOT_FOUND
+    assert off.usage["decision"]["reasons"] == ["unknown_word"]
+
+    stored.values = {**stored.values, "unknown_word_sentence": 1.0}  # as a corpus with nothing measured
+    stored.save()
+    again = answer_question(user=employee, text="チャリンコ通勤の保険は？").answer
+    assert again.response_type == Answer.ResponseType.NOT_FOUND
+    assert again.usage["decision"]["reasons"] == ["unknown_word"]

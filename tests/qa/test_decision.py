@@ -113,3 +113,41 @@ def test_the_sentence_similarity_is_measured_only_when_a_rule_needs_it() -> None
         raise AssertionError("an English question is not judged by sentence similarity")
 
     assert decide(analyse_question(EN), Evidence(hits=CLOSE, best_sentence=never), CALIBRATION).outcome == ANSWER
+
+
+MEASURED = Calibration(
+    off_topic_floor=0.84, english_floor=0.81, confident=0.88, medium=0.83, clarify_gap=0.03, unknown_word_sentence=0.86
+)
+
+
+@pytest.mark.parametrize(("sentence", "outcome"), [(0.87, ANSWER), (0.86, NOT_FOUND), (0.85, NOT_FOUND)])
+def test_an_unknown_word_is_answered_when_a_sentence_is_closer_than_any_off_topic_question_came(
+    sentence: float, outcome: str
+) -> None:
+    """「USBメモリを挿してもいい？」 where the documents write USB フラッシュドライブ: nothing retrieved is
+    as close as 中 needs, but one sentence is closer than calibration's everyday off-topic questions
+    (weather, recipes) ever got to the corpus, so the question is answered; otherwise it is not found."""
+    evidence = Evidence(
+        hits=LOOSE, unknown_words=("usbメモリ",), unknown_among_known=True, best_sentence=lambda: sentence
+    )
+    decision = decide(analyse_question(LONG_JA), evidence, MEASURED)
+    assert decision.outcome == outcome
+    assert decision.reasons == ((REASON_ON_TOPIC,) if outcome == ANSWER else (REASON_UNKNOWN_WORD,))
+
+
+def test_an_unknown_word_asked_as_someone_elses_or_alone_is_not_found_however_close_a_sentence() -> None:
+    """「楽天の有給休暇は？」 (the unknown word owns a subject we cover) and 「確定申告の医療費控除は？」
+    (every noun unknown): a sentence close to our own 有給休暇 rule does not answer them."""
+    evidence = Evidence(hits=LOOSE, unknown_words=("楽天",), unknown_among_known=False, best_sentence=lambda: 0.95)
+    assert decide(analyse_question(LONG_JA), evidence, MEASURED).reasons == (REASON_UNKNOWN_WORD,)
+
+
+def test_without_a_measured_corpus_an_unknown_word_is_not_found_however_close_a_sentence() -> None:
+    """The settings' calibration has no measured off-topic sentence: the unknown-word rule holds as before,
+    without embedding any sentence for it."""
+
+    def never() -> float:
+        raise AssertionError("no sentence is measured for the unknown-word rule without a calibrated corpus")
+
+    evidence = Evidence(hits=LOOSE, unknown_words=("忘年会",), best_sentence=never)
+    assert decide(analyse_question(LONG_JA), evidence, CALIBRATION).reasons == (REASON_UNKNOWN_WORD,)

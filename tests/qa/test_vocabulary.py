@@ -15,7 +15,7 @@ from qa.models import Answer, SynonymEntry
 from qa.presenters import answer_payload
 from qa.retrieval import search
 from qa.services import answer_question
-from qa.vocabulary import names_apart_from_their_subject
+from qa.vocabulary import names_apart_from_their_subject, unknown_words_asked_with_known_ones
 
 EXPENSES = """# 経費の精算
 
@@ -311,3 +311,21 @@ def test_names_apart_from_their_subject_reads_the_passages_given():
     # The best hit's document names ソニー: the answer is about ソニー, in its own words (not 育児休業).
     about = "ソニーの社員は子が2歳になるまで休めます。"
     assert names_apart_from_their_subject("ソニーの育児休業は何歳まで？", [*passages, about], best=[about]) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "unknown", "among_known"),
+    [
+        # Everyday words beside words the documents use: a close sentence may answer them.
+        ("USBメモリを会社のパソコンに挿してもいい？", ["usbメモリ"], True),
+        ("出張で友達の家に泊めてもらった。お礼の手土産代は出る？", ["お礼", "手土産代"], True),
+        # The unknown word owns a subject the documents cover: someone else's rule.
+        ("楽天の有給休暇は何日？", ["楽天"], False),
+        # Every noun unknown: the documents cover nothing the question names.
+        ("確定申告の医療費控除はいくらから？", ["確定申告", "医療費控除"], False),
+    ],
+)
+def test_unknown_words_among_known_ones_are_told_from_someone_elses_and_from_a_foreign_topic(
+    question, unknown, among_known
+):
+    assert unknown_words_asked_with_known_ones(question, unknown) is among_known

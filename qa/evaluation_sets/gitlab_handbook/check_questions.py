@@ -32,7 +32,7 @@ for i, line in enumerate(PATH.read_text(encoding="utf-8").splitlines(), 1):
             errors.append(f"{q}: missing {k}")
     if o["kind"] not in KINDS:
         errors.append(f"{q}: bad kind {o['kind']}")
-    if o["split"] not in ("dev", "held_out"):
+    if o["split"] not in ("dev", "held_out", "dev2"):
         errors.append(f"{q}: bad split")
     if o["lang"] not in ("ja", "en"):
         errors.append(f"{q}: bad lang")
@@ -66,11 +66,11 @@ print(
     "| held_out",
     sum(v for (s, _), v in c.items() if s == "held_out"),
 )
-for s in ("dev", "held_out"):
+for s in sorted({o["split"] for o in rows}):
     print(
         s, {k: c[(s, k)] for k in sorted(KINDS)}, "en:", sum(1 for o in rows if o["split"] == s and o["lang"] == "en")
     )
 folders = collections.Counter((o["split"], o["gold_doc_id"].split("/")[0]) for o in rows if o["gold_doc_id"])
-for s in ("dev", "held_out"):
+for s in sorted({o["split"] for o in rows}):
     print(s, "by folder", {k: v for (sp, k), v in sorted(folders.items()) if sp == s})
 sys.exit(1 if errors else 0)

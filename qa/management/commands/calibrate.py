@@ -31,5 +31,5 @@ class Command(BaseCommand):
             f"{len(measured.get('english_off_topic', []))} English off-topic questions) "
             f"in {time.perf_counter() - started:.1f} s"
         )
-        for name in ("off_topic_floor", "confident", "medium", "english_floor", "clarify_gap"):
+        for name in ("off_topic_floor", "confident", "medium", "english_floor", "unknown_word_sentence", "clarify_gap"):
             self.stdout.write(f"  {name}: {values[name]}")
