@@ -67,6 +67,8 @@ class Word:
     proper: bool = False
     # A place name (大阪, アメリカ): a proper noun that says where, not whose.
     place: bool = False
+    # Not in the analyser's dictionary (メルカリ): a guess at a word it has never seen.
+    oov: bool = False
 
     @property
     def is_break(self) -> bool:
@@ -162,7 +164,15 @@ def _word(m: Any) -> Word:
     noun = (pos[0] == _NOUN and pos[1] not in _NOT_A_TERM) or (pos[0] == _SUFFIX and pos[1] == _NOUN)
     proper = noun and pos[1] == _PROPER
     place = proper and pos[2] == _PLACE
-    return Word(m.surface(), katakana(m.reading_form()), fold(m.normalized_form()), noun, proper=proper, place=place)
+    return Word(
+        m.surface(),
+        katakana(m.reading_form()),
+        fold(m.normalized_form()),
+        noun,
+        proper=proper,
+        place=place,
+        oov=m.is_oov(),
+    )
 
 
 def _split_mode_b() -> Any:

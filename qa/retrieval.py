@@ -41,6 +41,7 @@ from verification.answer_types import carries_units
 from qa.vocabulary import (
     TermMatch,
     names_apart_from_their_subject,
+    unheard_of_owners,
     unknown_words,
     unknown_words_asked_with_known_ones,
     vocabulary_matches,
@@ -237,6 +238,7 @@ def _unknown_names(question: Question, found: _Retrieved, unknown: list[Word]) -
     names = [w.surface for w in unknown if w.proper]
     if question.english:
         return names
+    names += unheard_of_owners(question.spelled, [w.surface for w in unknown if not w.proper], near=found.matches)
 
     texts: dict[int, list[str]] = {}
 

@@ -37,7 +37,7 @@ from documents.embeddings import embed_queries
 from documents.vocabulary import Word, analyse, boundaries, has_kanji, katakana, unvoiced
 from documents.vocabulary_store import LiveVocabulary, live_vocabulary
 from qa.ambiguity import content_terms
-from ragportal.text import HIRAGANA, fold, is_english
+from ragportal.text import HIRAGANA, KATAKANA, fold, is_english
 from ragportal.words import ENGLISH_STOP_WORDS
 
 Via = Literal["spelling", "reading", "abbreviation", "meaning"]
@@ -148,6 +148,37 @@ def unknown_words(text: str, *, version_ids: Sequence[int], reached: Iterable[st
         # Kanji words share readings too often to be matched by them (as in _by_word_reading).
         and (has_kanji(w.surface) or by_reading.get(unvoiced(w.reading)) is None)
     ]
+
+
+_KATAKANA_WORD = re.compile(f"[{KATAKANA}・]+")
+
+
+def unheard_of_owners(text: str, unknown: Sequence[str], *, near: Iterable[TermMatch] = ()) -> list[str]:
+    """The ``unknown`` words of ``text`` that the analyser's dictionary does not know either, asked
+    about as 「X の Y」 of a noun the documents use: names (「メルカリの育休制度は？」).
+
+    Everyday words, even casual ones (チャリンコ, お祝い), are in the dictionary, and the
+    documents' own abbreviations are not names: a word that ``near`` (the question's matches
+    by meaning) takes to a term beginning as it does (オンボ → オンボーディング, サブスク →
+    サブスクリプション). A katakana word that neither the dictionary nor the documents know,
+    owning a thing the documents do cover, is a company or product the question is about, not ours.
+    """
+    words = question_words(text)
+    shortened = {m.word for m in near if m.via == "meaning" and m.term[:2] == m.word[:2]}
+    missing = set(unknown) - shortened
+    return list(
+        dict.fromkeys(
+            x.surface
+            for x, particle, y in zip(words, words[1:], words[2:])
+            if x.surface in missing
+            and x.oov
+            and _KATAKANA_WORD.fullmatch(x.surface)
+            and particle.surface == "の"
+            and y.noun
+            and len(y.surface) >= 2
+            and y.surface not in missing
+        )
+    )
 
 
 def unknown_words_asked_with_known_ones(text: str, unknown: Sequence[str]) -> bool:

@@ -15,7 +15,12 @@ from qa.models import Answer, SynonymEntry
 from qa.presenters import answer_payload
 from qa.retrieval import search
 from qa.services import answer_question
-from qa.vocabulary import names_apart_from_their_subject, unknown_words_asked_with_known_ones
+from qa.vocabulary import (
+    TermMatch,
+    names_apart_from_their_subject,
+    unheard_of_owners,
+    unknown_words_asked_with_known_ones,
+)
 
 EXPENSES = """# 経費の精算
 
@@ -300,6 +305,19 @@ def test_a_company_the_documents_mention_elsewhere_is_not_answered_about_with_ou
     assert supplier.response_type == Answer.ResponseType.ANSWER and "3年間" in supplier.answer_text
     place = answer_question(user=employee, text="大阪の育児休業は子どもが何歳になるまで取れますか？").answer
     assert place.response_type == Answer.ResponseType.ANSWER and "1歳6ヶ月" in place.answer_text
+    # A company neither the documents nor the dictionary know (the analyser calls it a common noun).
+    unheard = answer_question(user=employee, text="メルカリの育児休業は子どもが何歳になるまで取れますか？").answer
+    assert unheard.response_type == Answer.ResponseType.NOT_FOUND
+    assert "unknown_name" in unheard.usage["decision"]["reasons"]
+
+
+def test_an_unknown_katakana_word_is_a_name_only_if_the_dictionary_does_not_know_it_either():
+    assert unheard_of_owners("メルカリの育休制度は？", ["メルカリ"]) == ["メルカリ"]
+    assert unheard_of_owners("お祝いのお金はもらえる？", ["お祝い"]) == []  # an everyday word
+    assert unheard_of_owners("メルカリって副業にあたる？", ["メルカリ"]) == []  # not asked about as 「X の Y」
+    # The documents' own word, shortened (サブスクリプション): reached by meaning, not a name.
+    near = [TermMatch(word="サブスク", term="サブスクリプション", via="meaning")]
+    assert unheard_of_owners("サブスクの経費は？", ["サブスク"], near=near) == []
 
 
 def test_names_apart_from_their_subject_reads_the_passages_given():
