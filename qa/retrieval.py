@@ -35,7 +35,7 @@ from qa.engine import EngineConfig, HybridEngine, Mode
 from qa.expansion import Expansion, dictionary_rules, expand, expand_with_terms
 from qa.fusion import Candidate
 from qa.question import Question, analyse_question
-from qa.hit_vectors import sentence_matrices
+from qa.hit_vectors import candidate_matrices, sentence_matrices
 from qa.types import RetrievedChunk
 from verification.answer_types import carries_units
 from qa.vocabulary import (
@@ -76,7 +76,9 @@ class SearchResult:
 
 
 def live_engine() -> HybridEngine:
-    return HybridEngine(DenseIndex(live_collection()), live_keyword_index(), EngineConfig.from_settings())
+    return HybridEngine(
+        DenseIndex(live_collection()), live_keyword_index(), EngineConfig.from_settings(), sentences=candidate_matrices
+    )
 
 
 def apply_floor_and_diversity(
