@@ -20,7 +20,7 @@ from documents.embeddings import embed_query
 from documents.keyword_index import KeywordHit, KeywordIndex
 from documents.segmentation import tokens
 from documents.vectorstore import DenseHit, DenseIndex
-from qa.fusion import Candidate, score_fusion, weighted_rrf
+from qa.fusion import Candidate, keyword_led, score_fusion, weighted_rrf
 from qa.rerank import rerank, reorder, sentence_keys
 
 Mode = Literal["hybrid", "dense", "keyword"]
@@ -174,7 +174,7 @@ class HybridEngine:
                     c.similarity = float(vector @ query_vector) if vector is not None else 0.0
         keys: dict[int, float] = {}
         with _timed(timings, "sentences"):
-            if mode == "hybrid" and self.sentences is not None and self.config.sentence_depth >= 2:
+            if self._by_meaning(mode, keyword_hits):
                 keys = self._sentence_keys(fused, query_vector)
                 fused = reorder(fused, keys)
         with _timed(timings, "rerank"):
@@ -220,6 +220,24 @@ class HybridEngine:
             dense_weight=cfg.dense_weight,
             dense_weight_keyword_led=cfg.dense_weight_keyword_led,
             lead_ratio=cfg.keyword_lead_ratio,
+        )
+
+    def _by_meaning(self, mode: Mode, keyword_hits: list[tuple[int, float]]) -> bool:
+        """Whether to re-rank by sentence meaning: in hybrid mode with sentences, unless the words decide.
+
+        When BM25's best hit stands clearly above its fifth (qa.fusion.keyword_led), the
+        question shares distinctive words with one passage and the fusion already lets
+        them lead; a sentence that echoes the question's form (「いつまでに」) would only
+        pull a passage about something else past it. Everyday wording leaves the keyword
+        ranking flat, and there meaning decides. The same test as the fusion's, so no new
+        threshold.
+        """
+        cfg = self.config
+        return (
+            mode == "hybrid"
+            and self.sentences is not None
+            and cfg.sentence_depth >= 2
+            and not keyword_led(keyword_hits, lead_ratio=cfg.keyword_lead_ratio)
         )
 
     def _sentence_keys(self, fused: list[Candidate], query_vector: np.ndarray) -> dict[int, float]:
