@@ -1,8 +1,10 @@
 """Embeddings of each sentence of a chunk, made when the chunk is first retrieved and then kept.
 
-The extractive provider scores sentences by meaning as well as by words, and
-the answer-fit check compares the answer with the question. Both need one
-vector per sentence of a retrieved chunk (:func:`sentence_spans`).
+The re-ranking by meaning (qa.rerank) orders the top candidates by their best
+sentence, the extractive provider scores sentences by meaning as well as by
+words, and the answer-fit check compares the answer with the question. All need
+one vector per sentence of a retrieved chunk (:func:`sentence_spans`); the
+re-ranker is the first, and what it makes the others read.
 
 They are not made at indexing: embedding every sentence as well as every chunk
 sent each token through the encoder twice, and indexing ran at half the

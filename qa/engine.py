@@ -8,18 +8,20 @@ index. Modes ``dense`` and ``keyword`` run one half alone, for measurement.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
+import numpy as np
+
 from documents.embeddings import embed_query
 from documents.keyword_index import KeywordHit, KeywordIndex
 from documents.segmentation import tokens
 from documents.vectorstore import DenseHit, DenseIndex
-from qa.fusion import Candidate, score_fusion, weighted_rrf
-from qa.rerank import rerank
+from qa.fusion import Candidate, keyword_led, score_fusion, weighted_rrf
+from qa.rerank import rerank, reorder, sentence_keys
 
 Mode = Literal["hybrid", "dense", "keyword"]
 # The access filter runs after the search when that is exact: an unfiltered search for this many
@@ -64,7 +66,12 @@ def visible_hits(
 
 
 # The timings a search reports, in order (milliseconds).
-ENGINE_STAGES = ("embed", "dense", "keyword", "fusion", "rerank")
+ENGINE_STAGES = ("embed", "dense", "keyword", "fusion", "sentences", "rerank")
+
+# Chunk ids → each chunk's sentence vectors (documents.sentence_vectors: a row per sentence,
+# L2-normalised); a chunk it cannot find is left out. The portal reads them from the chunk rows
+# (made and stored on first use), the evaluate command from its own corpus.
+SentenceSource = Callable[[Sequence[int]], Mapping[int, np.ndarray]]
 
 
 @dataclass(frozen=True)
@@ -81,6 +88,9 @@ class EngineConfig:
     # (qa.rerank); weight 0 turns it off.
     rerank_weight: float
     rerank_depth: int
+    # Re-ranking of the top fused candidates by their best sentence's similarity to the
+    # query (qa.rerank.sentence_keys); 0 turns it off, as does an engine without sentences.
+    sentence_depth: int
 
     @classmethod
     def from_settings(cls, **overrides: Any) -> EngineConfig:
@@ -96,6 +106,7 @@ class EngineConfig:
             "rrf_k": settings.RAG_RRF_K,
             "rerank_weight": settings.RAG_RERANK_WEIGHT,
             "rerank_depth": settings.RAG_RERANK_DEPTH,
+            "sentence_depth": settings.RAG_SENTENCE_RERANK_DEPTH,
         }
         return cls(**{**values, **overrides})
 
@@ -117,10 +128,18 @@ def _timed(timings: dict[str, float], stage: str) -> Iterator[None]:
 
 
 class HybridEngine:
-    def __init__(self, dense: DenseIndex, keyword: KeywordIndex, config: EngineConfig | None = None) -> None:
+    def __init__(
+        self,
+        dense: DenseIndex,
+        keyword: KeywordIndex,
+        config: EngineConfig | None = None,
+        *,
+        sentences: SentenceSource | None = None,
+    ) -> None:
         self.dense = dense
         self.keyword = keyword
         self.config = config or EngineConfig.from_settings()
+        self.sentences = sentences
 
     def search(self, *, query: str, version_ids: list[int] | None = None, mode: Mode = "hybrid") -> EngineResult:
         """Fused candidates for ``query`` (the expanded query), best first, each with its dense similarity.
@@ -153,9 +172,14 @@ class HybridEngine:
                 if c.similarity is None:
                     vector = vectors.get(c.chunk_id)
                     c.similarity = float(vector @ query_vector) if vector is not None else 0.0
+        keys: dict[int, float] = {}
+        with _timed(timings, "sentences"):
+            if self._by_meaning(mode, keyword_hits):
+                keys = self._sentence_keys(fused, query_vector)
+                fused = reorder(fused, keys)
         with _timed(timings, "rerank"):
             if mode == "hybrid" and self.config.rerank_weight > 0:
-                fused = self._rerank(fused, query)
+                fused = self._rerank(fused, query, keys)
         return EngineResult(fused, timings)
 
     def _dense_hits(self, query_vector: Any, version_ids: list[int] | None) -> list[tuple[int, float]]:
@@ -198,10 +222,41 @@ class HybridEngine:
             lead_ratio=cfg.keyword_lead_ratio,
         )
 
-    def _rerank(self, fused: list[Candidate], query: str) -> list[Candidate]:
+    def _by_meaning(self, mode: Mode, keyword_hits: list[tuple[int, float]]) -> bool:
+        """Whether to re-rank by sentence meaning: in hybrid mode with sentences, unless the words decide.
+
+        When BM25's best hit stands clearly above its fifth (qa.fusion.keyword_led), the
+        question shares distinctive words with one passage and the fusion already lets
+        them lead; a sentence that echoes the question's form (「いつまでに」) would only
+        pull a passage about something else past it. Everyday wording leaves the keyword
+        ranking flat, and there meaning decides. The same test as the fusion's, so no new
+        threshold.
+        """
+        cfg = self.config
+        return (
+            mode == "hybrid"
+            and self.sentences is not None
+            and cfg.sentence_depth >= 2
+            and not keyword_led(keyword_hits, lead_ratio=cfg.keyword_lead_ratio)
+        )
+
+    def _sentence_keys(self, fused: list[Candidate], query_vector: np.ndarray) -> dict[int, float]:
+        """The re-ranking keys of the top candidates by meaning (qa.rerank.sentence_keys)."""
+        assert self.sentences is not None
+        depth = self.config.sentence_depth
+        matrices = self.sentences([c.chunk_id for c in fused[:depth]])
+        return sentence_keys(fused, matrices, query_vector, depth=depth)
+
+    def _rerank(self, fused: list[Candidate], query: str, keys: Mapping[int, float]) -> list[Candidate]:
         depth = self.config.rerank_depth
         head = [c.chunk_id for c in fused[:depth]]
         bodies = {cid: body.split() for cid, body in self.keyword.bodies(head).items()}
         return rerank(
-            fused, tokens(query), bodies, self.dense.documents_of(head), depth=depth, weight=self.config.rerank_weight
+            fused,
+            tokens(query),
+            bodies,
+            self.dense.documents_of(head),
+            depth=depth,
+            weight=self.config.rerank_weight,
+            base=keys,
         )

