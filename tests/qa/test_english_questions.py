@@ -7,6 +7,7 @@ import pytest
 from qa.models import SynonymEntry
 from qa.retrieval import search
 from qa.services import answer_question
+from verification.grounding import NOT_FOUND_MESSAGE_EN
 
 pytestmark = pytest.mark.django_db
 
@@ -53,3 +54,9 @@ def test_an_english_question_with_no_glossary_is_answered_with_the_japanese_sent
     assert answer.response_type == "answer"
     assert "返信する必要はありません" in answer.answer_text
     assert "Notifications" not in answer.answer_text
+
+
+def test_an_english_question_the_documents_do_not_answer_still_gets_the_english_not_found(handbook, employee):
+    answer = answer_question(user=employee, text="Who won the football world cup last year?").answer
+    assert answer.response_type == "not_found"
+    assert answer.answer_text == NOT_FOUND_MESSAGE_EN
