@@ -141,11 +141,22 @@ class HybridEngine:
         self.config = config or EngineConfig.from_settings()
         self.sentences = sentences
 
-    def search(self, *, query: str, version_ids: list[int] | None = None, mode: Mode = "hybrid") -> EngineResult:
+    def search(
+        self,
+        *,
+        query: str,
+        version_ids: list[int] | None = None,
+        mode: Mode = "hybrid",
+        dense_query: str | None = None,
+        keyword_ranks: bool = True,
+    ) -> EngineResult:
         """Fused candidates for ``query`` (the expanded query), best first, each with its dense similarity.
 
-        Both halves search ``query``. ``version_ids`` None searches everything;
-        an empty list finds nothing. Modes ``dense`` and ``keyword`` rank by one half alone.
+        Both halves search ``query``, unless ``dense_query`` is given: then the dense half
+        embeds that instead (and similarities are to it). ``keyword_ranks`` False: the
+        keyword half adds candidates but the dense half alone orders them (hybrid mode).
+        ``version_ids`` None searches everything; an empty list finds nothing. Modes
+        ``dense`` and ``keyword`` rank by one half alone.
         """
         timings: dict[str, float] = {}
         if version_ids is not None and not version_ids:
@@ -153,7 +164,7 @@ class HybridEngine:
 
         def dense_half() -> tuple[Any, list[tuple[int, float]]]:
             with _timed(timings, "embed"):
-                vector = embed_query(query)
+                vector = embed_query(query if dense_query is None else dense_query)
             with _timed(timings, "dense"):
                 return vector, [] if mode == "keyword" else self._dense_hits(vector, version_ids)
 
@@ -167,7 +178,7 @@ class HybridEngine:
         finally:
             query_vector, dense_hits = dense_future.result()
         with _timed(timings, "fusion"):
-            fused = self._fuse(dense_hits, keyword_hits, mode)
+            fused = self._fuse(dense_hits, keyword_hits, mode, keyword_ranks=keyword_ranks)
             for c in fused:
                 if c.similarity is None:
                     vector = vectors.get(c.chunk_id)
@@ -200,9 +211,16 @@ class HybridEngine:
         return [(h.chunk_id, h.bm25) for h in hits]
 
     def _fuse(
-        self, dense_hits: list[tuple[int, float]], keyword_hits: list[tuple[int, float]], mode: Mode
+        self,
+        dense_hits: list[tuple[int, float]],
+        keyword_hits: list[tuple[int, float]],
+        mode: Mode,
+        *,
+        keyword_ranks: bool = True,
     ) -> list[Candidate]:
         cfg = self.config
+        if mode == "hybrid" and not keyword_ranks:
+            return score_fusion(dense_hits, keyword_hits, dense_weight=1.0, dense_weight_keyword_led=1.0)
         if mode != "hybrid":
             # One half alone: its own ranking (the other list is empty).
             return weighted_rrf(dense_hits, keyword_hits, k=cfg.rrf_k)

