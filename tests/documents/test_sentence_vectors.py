@@ -155,3 +155,32 @@ def test_an_answer_stores_its_hits_sentence_vectors_once_and_the_same_question_a
     assert Chunk.objects.exclude(sentence_vectors=None).exists()
     assert _chunk_writes(second.captured_queries) == []
     assert again.answer.answer_text == made.answer.answer_text
+
+
+def test_embed_sentences_fills_every_live_chunk_so_no_question_embeds_them_later(ingest, employee):
+    """After an import, ``embed_sentences`` stores what the first questions would otherwise make (seconds each);
+    a second run finds nothing to do, and a question then reads every hit's vectors from its row."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from documents.services import forget_stored_sentence_vectors
+
+    ingest("attendance.md")
+    ingest("expense.md")
+    Chunk.objects.update(sentence_vectors=None)
+    forget_stored_sentence_vectors()
+    total = Chunk.objects.count()
+
+    out = StringIO()
+    call_command("embed_sentences", "--batch", "4", stdout=out)
+    assert f"{total} of {total} chunk(s) embedded and stored" in out.getvalue()
+    for chunk in Chunk.objects.all():
+        matrix = unpack(chunk.sentence_vectors, chunk.text)
+        assert matrix is not None and matrix.shape == (len(sentence_spans(chunk.text)), 384)
+
+    again = StringIO()
+    call_command("embed_sentences", stdout=again)
+    assert "0 of 0 chunk(s)" in again.getvalue()
+    hits = search(user=employee, query="経費精算の締め切りはいつ？").hits
+    assert hits and all(hit.sentence_vectors is not None for hit in hits)
