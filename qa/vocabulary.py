@@ -27,7 +27,7 @@ never reveals a document's words to someone who cannot read it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -153,6 +153,13 @@ def unknown_words(text: str, *, version_ids: Sequence[int], reached: Iterable[st
 _KATAKANA_WORD = re.compile(f"[{KATAKANA}・]+")
 
 
+def _asked_as_owner(words: Sequence[Word]) -> Iterator[tuple[Word, Word]]:
+    """Each (X, Y) of ``words`` written 「X の Y」 with Y a noun of two characters or more: X's Y is asked about."""
+    for x, particle, y in zip(words, words[1:], words[2:]):
+        if particle.surface == "の" and y.noun and len(y.surface) >= 2:
+            yield x, y
+
+
 def unheard_of_owners(text: str, unknown: Sequence[str], *, near: Iterable[TermMatch] = ()) -> list[str]:
     """The ``unknown`` words of ``text`` that the analyser's dictionary does not know either, asked
     about as 「X の Y」 of a noun the documents use: names (「メルカリの育休制度は？」).
@@ -163,20 +170,15 @@ def unheard_of_owners(text: str, unknown: Sequence[str], *, near: Iterable[TermM
     サブスクリプション). A katakana word that neither the dictionary nor the documents know,
     owning a thing the documents do cover, is a company or product the question is about, not ours.
     """
-    words = question_words(text)
     shortened = {m.word for m in near if m.via == "meaning" and m.term[:2] == m.word[:2]}
     missing = set(unknown) - shortened
+    if not missing:
+        return []  # most questions: not analysed again
     return list(
         dict.fromkeys(
             x.surface
-            for x, particle, y in zip(words, words[1:], words[2:])
-            if x.surface in missing
-            and x.oov
-            and _KATAKANA_WORD.fullmatch(x.surface)
-            and particle.surface == "の"
-            and y.noun
-            and len(y.surface) >= 2
-            and y.surface not in missing
+            for x, y in _asked_as_owner(question_words(text))
+            if x.surface in missing and x.oov and _KATAKANA_WORD.fullmatch(x.surface) and y.surface not in missing
         )
     )
 
@@ -203,14 +205,7 @@ def unknown_words_asked_with_known_ones(text: str, unknown: Sequence[str]) -> bo
     missing = set(unknown)
     if not any(noun not in missing for noun in nouns):
         return False
-    return not any(
-        x.surface in missing
-        and particle.surface == "の"
-        and y.noun
-        and len(y.surface) >= 2
-        and y.surface not in missing
-        for x, particle, y in zip(words, words[1:], words[2:])
-    )
+    return not any(x.surface in missing and y.surface not in missing for x, y in _asked_as_owner(words))
 
 
 def names_apart_from_their_subject(text: str, passages: Iterable[str], *, best: Iterable[str] = ()) -> list[str]:
@@ -229,11 +224,7 @@ def names_apart_from_their_subject(text: str, passages: Iterable[str], *, best: 
     other words (「アマルティア・センの出身地」 over his biography, which says where he was born).
     """
     words = question_words(text)
-    asked = [
-        (name, subject)
-        for name, particle, subject in zip(words, words[1:], words[2:])
-        if name.proper and not name.place and particle.surface == "の" and subject.noun and len(subject.surface) >= 2
-    ]
+    asked = [(name, subject) for name, subject in _asked_as_owner(words) if name.proper and not name.place]
     if not asked:
         return []  # most questions: the passages are not read at all
     texts, answered_from = list(passages), list(best)
