@@ -36,7 +36,7 @@ from documents.keyword_index import KeywordIndex, live_keyword_index
 from documents.models import Chunk, Document, DocumentVersion
 from documents.parsing import ParsedDocument, ParseError, check_upload
 from documents.selectors import document_named, visible_documents
-from documents.sentence_vectors import pack, vectors_for
+from documents.sentence_vectors import pack, unpack, vectors_for
 from documents.signals import live_documents_changed
 from documents.vectorstore import DenseIndex, announce_change, live_collection
 from documents.vocabulary_store import vocabulary_record
@@ -659,6 +659,23 @@ def chunk_sentence_vectors(
         transaction.on_commit(lambda: _remember_stored([pk for pk, _m in new]))
 
     return vectors_for(list(texts), list(stored), keep=keep)
+
+
+def stored_sentence_vectors(chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:
+    """Sentence matrices of the chunks ``chunk_ids`` by id (:func:`chunk_sentence_vectors`), their rows read in one query.
+
+    Stored ones are read; missing ones are made now and stored. Chunks that are gone are left out.
+    """
+    rows = {
+        pk: (text, data)
+        for pk, text, data in Chunk.objects.filter(pk__in=chunk_ids).values_list("pk", "text", "sentence_vectors")
+    }
+    ids = [pk for pk in chunk_ids if pk in rows]
+    texts = [rows[pk][0] for pk in ids]
+    matrices = chunk_sentence_vectors(
+        chunk_ids=ids, texts=texts, stored=[unpack(rows[pk][1], text) for pk, text in zip(ids, texts, strict=True)]
+    )
+    return dict(zip(ids, matrices, strict=True))
 
 
 def _live_version_id(document_id: int) -> int | None:

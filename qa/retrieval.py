@@ -13,10 +13,12 @@ decided by :func:`qa.decision.decide`.
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Literal
 
 from django.conf import settings
@@ -26,6 +28,7 @@ from documents.embeddings import embed_query
 from documents.keyword_index import live_keyword_index
 from documents.models import Chunk
 from documents.selectors import searchable_version_ids
+from documents.services import stored_sentence_vectors
 from documents.vocabulary import Word
 from documents.sentence_vectors import unpack
 from documents.vectorstore import DenseIndex, live_collection
@@ -35,7 +38,7 @@ from qa.engine import EngineConfig, HybridEngine, Mode
 from qa.expansion import Expansion, dictionary_rules, expand, expand_with_terms
 from qa.fusion import Candidate
 from qa.question import Question, analyse_question
-from qa.hit_vectors import candidate_matrices, sentence_matrices
+from qa.hit_vectors import sentence_matrices
 from qa.types import RetrievedChunk
 from verification.answer_types import carries_units
 from qa.vocabulary import (
@@ -83,7 +86,7 @@ def live_engine(*, meaning: bool = True) -> HybridEngine:
         DenseIndex(live_collection()),
         live_keyword_index(),
         EngineConfig.from_settings(),
-        sentences=candidate_matrices if meaning else None,
+        sentences=stored_sentence_vectors if meaning else None,
     )
 
 
@@ -248,16 +251,15 @@ def _unknown_names(question: Question, found: _Retrieved, unknown: list[Word]) -
         return names
     names += unheard_of_owners(question.spelled, [w.surface for w in unknown if not w.proper], near=found.matches)
 
-    texts: dict[int, list[str]] = {}
+    # Folded only if the question asks about a name as 「X の Y」, and then once for both readers.
+    texts = functools.cache(lambda: _document_texts(found.chunks.values()))
 
-    def passages() -> Iterator[str]:  # read only if the question asks about a name as 「X の Y」
-        texts.update(_document_texts(found.chunks.values()))
-        for document_texts in texts.values():
-            yield from document_texts
+    def passages() -> Iterator[str]:
+        yield from chain.from_iterable(texts().values())
 
     def best() -> Iterator[str]:
         if found.hits:
-            yield from texts.get(found.hits[0].document_id) or []
+            yield from texts().get(found.hits[0].document_id) or []
 
     apart = names_apart_from_their_subject(question.spelled, passages(), best=best())
     return names + [n for n in apart if n not in names]

@@ -7,8 +7,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db.models import F
 
 from documents.models import Chunk
-from documents.sentence_vectors import unpack
-from documents.services import chunk_sentence_vectors
+from documents.services import stored_sentence_vectors
 
 
 class Command(BaseCommand):
@@ -32,13 +31,7 @@ class Command(BaseCommand):
         # Ids first: rows are written while the loop runs, so the filtered query would shift under it.
         ids = list(pending.values_list("pk", flat=True))
         for start in range(0, len(ids), batch):
-            rows = list(Chunk.objects.filter(pk__in=ids[start : start + batch]).only("pk", "text", "sentence_vectors"))
-            chunk_sentence_vectors(
-                chunk_ids=[c.pk for c in rows],
-                texts=[c.text for c in rows],
-                stored=[unpack(c.sentence_vectors, c.text) for c in rows],
-            )
-            done += len(rows)
+            done += len(stored_sentence_vectors(ids[start : start + batch]))
             if time.perf_counter() - last_report >= 10 or done == total:
                 last_report = time.perf_counter()
                 self.stdout.write(f"sentences: {done}/{total} chunk(s)")
