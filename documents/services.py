@@ -19,7 +19,7 @@ from django.contrib.auth.models import Group, User
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, OperationalError, close_old_connections, transaction
-from django.db.models import Max
+from django.db.models import F, Max, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -659,6 +659,13 @@ def chunk_sentence_vectors(
         transaction.on_commit(lambda: _remember_stored([pk for pk, _m in new]))
 
     return vectors_for(list(texts), list(stored), keep=keep)
+
+
+def sentence_vectors_pending() -> QuerySet[Chunk]:
+    """Live chunks with no sentence vectors stored yet, oldest first."""
+    return Chunk.objects.filter(
+        version__document__live_version_id=F("version_id"), sentence_vectors__isnull=True
+    ).order_by("pk")
 
 
 def stored_sentence_vectors(chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:

@@ -26,9 +26,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django_tasks import task
-from django_tasks.base import TaskResultStatus
 
 from documents.models import Document
+from documents.tasks import task_waiting
 
 log = logging.getLogger(__name__)
 
@@ -70,18 +70,8 @@ def calibration_schedule(**_signal: Any) -> None:
             # A backend that runs each task at once (the immediate one) would calibrate inside the upload
             # or the evaluation that indexed: minutes each time. There `manage.py calibrate` does it.
             return
-        if not _calibration_waiting():
+        if not task_waiting(calibrate_task):
             # A quiet moment first: an owner uploading several files one by one is calibrated once, after them.
             calibrate_task.using(run_after=timezone.now() + timedelta(seconds=DEFER_S)).enqueue()
     except Exception:  # the indexing that sent the signal has succeeded: never undo it from here
         log.exception("could not queue a recalibration; run `manage.py calibrate`")
-
-
-def _calibration_waiting() -> bool:
-    """Whether a calibration task is queued and not started (only a database queue can tell)."""
-    from django_tasks_db.backend import DatabaseBackend
-    from django_tasks_db.models import DBTaskResult
-
-    if not isinstance(calibrate_task.get_backend(), DatabaseBackend):
-        return False
-    return DBTaskResult.objects.filter(status=TaskResultStatus.READY, task_path=calibrate_task.module_path).exists()

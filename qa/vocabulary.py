@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -153,8 +153,32 @@ def unknown_words(text: str, *, version_ids: Sequence[int], reached: Iterable[st
 _KATAKANA_WORD = re.compile(f"[{KATAKANA}・]+")
 
 
+# The legal forms of a Japanese company (会社法's four, the former 有限会社, and their abbreviations as
+# folded): the noun written next to one is a company's name, whatever else the dictionary takes it for
+# (「株式会社リクルート」: リクルート is also the everyday word for recruiting).
+COMPANY_FORMS = frozenset({"株式会社", "有限会社", "合同会社", "合名会社", "合資会社", "(株)", "(有)", "(同)"})
+
+
+def _company_names(words: Sequence[Word]) -> list[Word]:
+    """``words`` with each company form dropped and the noun it is written with (after or before it) made a name."""
+    out = list(words)
+    for i in range(len(out) - 1, -1, -1):
+        if out[i].surface not in COMPANY_FORMS:
+            continue
+        # 株式会社X first, then X株式会社: a form between two nouns belongs to the one after it.
+        owner = next((j for j in (i + 1, i - 1) if 0 <= j < len(out) and out[j].noun), None)
+        if owner is not None:
+            out[owner] = replace(out[owner], proper=True, place=False)
+        del out[i]
+    return out
+
+
 def _asked_as_owner(words: Sequence[Word]) -> Iterator[tuple[Word, Word]]:
-    """Each (X, Y) of ``words`` written 「X の Y」 with Y a noun of two characters or more: X's Y is asked about."""
+    """Each (X, Y) of ``words`` written 「X の Y」 with Y a noun of two characters or more: X's Y is asked about.
+
+    A noun written with a company form (「株式会社リクルートの初任給」) is a name (:func:`_company_names`).
+    """
+    words = _company_names(words)
     for x, particle, y in zip(words, words[1:], words[2:]):
         if particle.surface == "の" and y.noun and len(y.surface) >= 2:
             yield x, y

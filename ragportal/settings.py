@@ -327,6 +327,10 @@ RAG_CLARIFY_GAP = env_float("RAG_CLARIFY_GAP", 0.03, minimum=0.0, maximum=1.0)
 # (qa.tasks); 0 leaves it to `manage.py calibrate`.
 # Off by default: evaluate_portal's throw-away portal does not calibrate yet (README, "Your own documents").
 RAG_CALIBRATE_AFTER_INDEXING = env_bool("RAG_CALIBRATE_AFTER_INDEXING", False)
+# After the live documents change, the indexing worker embeds the new chunks' sentences in the
+# background (documents.tasks.sentence_vectors_task), after any queued indexing; 0 leaves them to be
+# embedded when a question first retrieves them (or to `manage.py embed_sentences`).
+RAG_SENTENCE_VECTORS_AFTER_INDEXING = env_bool("RAG_SENTENCE_VECTORS_AFTER_INDEXING", True)
 RAG_LLM_EXPANSION = env_bool("RAG_LLM_EXPANSION", False)
 # Expand questions with the corpus's own terms (qa.vocabulary: by spelling, reading and meaning).
 RAG_VOCABULARY_EXPANSION = env_bool("RAG_VOCABULARY_EXPANSION", True)

@@ -20,6 +20,8 @@ os.environ["RAG_HTTPS"] = "0"  # the test client and the live server speak plain
 os.environ["TASKS_BACKEND"] = "django_tasks.backends.immediate.ImmediateBackend"
 # ... and would recalibrate after every upload: the thresholds stay the settings' unless a test calibrates.
 os.environ["RAG_CALIBRATE_AFTER_INDEXING"] = "0"
+# ... and would embed every upload's sentences again in the background: a test that wants it turns it on.
+os.environ["RAG_SENTENCE_VECTORS_AFTER_INDEXING"] = "0"
 for _key in (
     "ANTHROPIC_API_KEY",
     "GEMINI_API_KEY",

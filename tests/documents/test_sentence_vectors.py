@@ -184,3 +184,93 @@ def test_embed_sentences_fills_every_live_chunk_so_no_question_embeds_them_later
     assert "0 of 0 chunk(s)" in again.getvalue()
     hits = search(user=employee, query="経費精算の締め切りはいつ？").hits
     assert hits and all(hit.sentence_vectors is not None for hit in hits)
+
+
+@pytest.fixture
+def background_sentences(settings):
+    """As in production: the database queue, the sentences embedded after indexing (the suite turns both off)."""
+    settings.RAG_SENTENCE_VECTORS_AFTER_INDEXING = True
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+    return settings
+
+
+def _work() -> None:
+    """An indexing worker runs what is queued, then stops."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    call_command("index_worker", "--batch", "--nice", "0", stdout=StringIO())
+
+
+def _sentence_runs() -> list[str]:
+    from django_tasks_db.models import DBTaskResult
+
+    from documents.tasks import sentence_vectors_task
+
+    return list(
+        DBTaskResult.objects.filter(task_path=sentence_vectors_task.module_path)
+        .order_by("enqueued_at")
+        .values_list("status", flat=True)
+    )
+
+
+@pytest.mark.django_db
+def test_the_worker_embeds_the_sentences_of_documents_that_went_live_before_anyone_asks(
+    background_sentences, ingest, employee
+):
+    from django_tasks.base import TaskResultStatus
+
+    from documents.services import sentence_vectors_pending
+
+    ingest("attendance.md")
+    ingest("expense.md")  # both queued for the worker, nothing embedded yet
+    assert not Chunk.objects.exclude(sentence_vectors=None).exists()
+
+    _work()
+
+    live = Chunk.objects.filter(version__document__live_version__isnull=False)
+    assert live.count() >= 2 and not sentence_vectors_pending().exists()
+    for chunk in live:
+        matrix = unpack(chunk.sentence_vectors, chunk.text)
+        assert matrix is not None and matrix.shape == (len(sentence_spans(chunk.text)), 384)
+    # Once, after both documents: the second going live found the first run still waiting.
+    assert _sentence_runs() == [TaskResultStatus.SUCCESSFUL]
+    # The first question reads its hits' vectors from the rows: nothing is embedded but the question.
+    hits = search(user=employee, query="有給休暇は何日もらえますか？").hits
+    assert hits and all(hit.sentence_vectors is not None for hit in hits)
+
+
+@pytest.mark.django_db
+def test_embedding_sentences_steps_aside_for_a_document_queued_meanwhile(background_sentences, ingest, monkeypatch):
+    from django_tasks.base import TaskResultStatus
+
+    from documents.models import Document
+    from documents.services import sentence_vectors_pending
+    from documents.tasks import sentence_vectors_task
+
+    monkeypatch.setattr("documents.tasks.SENTENCE_VECTORS_BATCH", 1)
+    background_sentences.RAG_SENTENCE_VECTORS_AFTER_INDEXING = False  # only the runs below
+    ingest(text=LONG_POLICY, filename="leave.md")
+    _work()
+    pending = sentence_vectors_pending().count()
+    assert pending >= 2
+    ingest("attendance.md")  # queued, not indexed yet
+
+    sentence_vectors_task.call()
+
+    # One batch (one chunk), then it saw the upload waiting, queued itself behind it and stopped.
+    assert sentence_vectors_pending().count() == pending - 1
+    assert _sentence_runs() == [TaskResultStatus.READY]
+    _work()
+    assert set(Document.objects.values_list("status", flat=True)) == {Document.Status.READY}
+    assert not sentence_vectors_pending().exists()
+    assert _sentence_runs() == [TaskResultStatus.SUCCESSFUL]
+
+
+@pytest.mark.django_db
+def test_uploads_indexed_at_once_do_not_embed_sentences_inside_the_upload(settings, ingest):
+    """The immediate backend (tests, evaluation's throw-away portals) would embed inside the upload: it does not."""
+    settings.RAG_SENTENCE_VECTORS_AFTER_INDEXING = True
+    ingest("attendance.md")
+    assert Chunk.objects.exists() and not Chunk.objects.exclude(sentence_vectors=None).exists()

@@ -309,6 +309,14 @@ def test_a_company_the_documents_mention_elsewhere_is_not_answered_about_with_ou
     unheard = answer_question(user=employee, text="メルカリの育児休業は子どもが何歳になるまで取れますか？").answer
     assert unheard.response_type == Answer.ResponseType.NOT_FOUND
     assert "unknown_name" in unheard.usage["decision"]["reasons"]
+    # A company form makes a name of what the dictionary takes for an everyday word (リクルート, recruiting),
+    # which the documents use; written with the thing asked, the form changes nothing.
+    ingest(text="# 採用\n\n## 説明会\n新卒リクルートの説明会は毎年3月に開きます。\n", filename="hiring.md")
+    company = answer_question(user=employee, text="株式会社リクルートの育児休業は子どもが何歳になるまで取れますか？")
+    assert company.answer.response_type == Answer.ResponseType.NOT_FOUND
+    assert "unknown_name" in company.answer.usage["decision"]["reasons"]
+    formal = answer_question(user=employee, text="ソニー株式会社の保守契約は何年ですか？").answer
+    assert formal.response_type == Answer.ResponseType.ANSWER and "3年間" in formal.answer_text
 
 
 def test_an_unknown_katakana_word_is_a_name_only_if_the_dictionary_does_not_know_it_either():
@@ -322,6 +330,11 @@ def test_an_unknown_katakana_word_is_a_name_only_if_the_dictionary_does_not_know
 
 def test_names_apart_from_their_subject_reads_the_passages_given():
     passages = ["ノートpcはソニーから購入します。", "育児休業は、子が1歳6ヶ月になるまで取得できます。"]
+    # Written with a company form, before or after it, an everyday word (リクルート) is a company's name.
+    hiring = [*passages, "新卒リクルートの説明会は3月です。"]
+    assert names_apart_from_their_subject("株式会社リクルートの育児休業は？", hiring) == ["リクルート"]
+    assert names_apart_from_their_subject("リクルート株式会社の育児休業は？", hiring) == ["リクルート"]
+    assert names_apart_from_their_subject("リクルートの育児休業は？", hiring) == []  # no form: the everyday word
     assert names_apart_from_their_subject("ソニーの育児休業は何歳まで？", passages) == ["ソニー"]
     assert names_apart_from_their_subject("ソニーの育児休業は何歳まで？", [*passages, "ソニーの育児休業制度"]) == []
     # A word it is made of is enough: the passage writes 出張 and 予約, not 出張予約.

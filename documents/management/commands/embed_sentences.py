@@ -4,10 +4,7 @@ import time
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
-from django.db.models import F
-
-from documents.models import Chunk
-from documents.services import stored_sentence_vectors
+from documents.services import sentence_vectors_pending, stored_sentence_vectors
 
 
 class Command(BaseCommand):
@@ -23,9 +20,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         batch = max(1, int(options["batch"]))
-        pending = Chunk.objects.filter(
-            version__document__live_version_id=F("version_id"), sentence_vectors__isnull=True
-        ).order_by("pk")
+        pending = sentence_vectors_pending()
         total = pending.count()
         started, done, last_report = time.perf_counter(), 0, 0.0
         # Ids first: rows are written while the loop runs, so the filtered query would shift under it.
