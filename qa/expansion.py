@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ragportal.text import fold
 
@@ -78,8 +79,27 @@ def expand_with_terms(expansion: Expansion, terms: Iterable[str], *, keywords: b
     )
 
 
+# The dictionary as last read, under the fingerprint it was read at (see dictionary_rules).
+_rules: tuple[tuple[int, Any], list[tuple[str, list[str]]]] | None = None
+
+
 def dictionary_rules() -> list[tuple[str, list[str]]]:
-    """The synonym dictionary as edited in the admin."""
+    """The synonym dictionary as edited in the admin (or by a reviewer's wording pair), as it is now.
+
+    Read again only when its fingerprint changed: the number of entries and the
+    latest edit (``updated_at``, set on every save) change with every addition, edit
+    and removal, in this process or another, and cost one aggregate query instead of
+    reading and building every entry for each question (two or three reads per question).
+    """
+    from django.db.models import Count, Max
+
     from qa.models import SynonymEntry
 
-    return [(e.term, e.expansion_list()) for e in SynonymEntry.objects.all()]
+    global _rules
+    seen = SynonymEntry.objects.aggregate(n=Count("pk"), last=Max("updated_at"))
+    fingerprint = (seen["n"], seen["last"])
+    cached = _rules
+    if cached is None or cached[0] != fingerprint:
+        cached = (fingerprint, [(e.term, e.expansion_list()) for e in SynonymEntry.objects.all()])
+        _rules = cached
+    return [(term, list(words)) for term, words in cached[1]]

@@ -15,3 +15,20 @@ def test_english_workplace_terms_expand_to_the_japanese_words_the_documents_use(
     japanese_only = [(term, words) for term, words in rules if not term.isascii()]
     for question in ("有給休暇は何日？", "パスワードを忘れたらどうすればいい？", "出張のホテル代の上限は？"):
         assert expand(question, rules=rules).added_keywords == expand(question, rules=japanese_only).added_keywords
+
+
+def test_the_dictionary_is_read_again_only_when_an_entry_was_added_edited_or_removed(db, django_assert_num_queries):
+    from qa.models import SynonymEntry
+
+    bonus = SynonymEntry.objects.create(term="ボーナス", expansions="賞与")
+    assert dictionary_rules() == [("ボーナス", ["賞与"])]
+    with django_assert_num_queries(1):  # unchanged: only its fingerprint is read
+        assert dictionary_rules() == [("ボーナス", ["賞与"])]
+
+    bonus.expansions = "賞与,期末手当"
+    bonus.save()
+    assert dictionary_rules() == [("ボーナス", ["賞与", "期末手当"])]
+    SynonymEntry.objects.create(term="有休", expansions="年次有給休暇")
+    assert dict(dictionary_rules()) == {"ボーナス": ["賞与", "期末手当"], "有休": ["年次有給休暇"]}
+    bonus.delete()
+    assert dictionary_rules() == [("有休", ["年次有給休暇"])]
