@@ -360,7 +360,9 @@ def _candidate_chunks(candidates: list[Candidate], version_ids: list[int]) -> di
     it is dropped, never shown.
     """
     ids = [c.chunk_id for c in candidates]
-    return {c.pk: c for c in Chunk.objects.filter(pk__in=ids, version_id__in=version_ids).select_related("document")}
+    # Their sentence vectors are read for the hits only (:func:`_hits`): a few of some hundred candidates.
+    rows = Chunk.objects.filter(pk__in=ids, version_id__in=version_ids).select_related("document")
+    return {c.pk: c for c in rows.defer("sentence_vectors")}
 
 
 def _document_texts(chunks: Iterable[Chunk]) -> dict[int, list[str]]:
@@ -382,7 +384,8 @@ def _hits(candidates: list[Candidate], chunks: dict[int, Chunk], *, k: int, per_
         per_document=per_document,
     )
     top += _more_of_the_best_document(candidates, top, chunks, extra=per_document)
-    return [_retrieved(c, chunks[c.chunk_id]) for c in top]
+    stored = dict(Chunk.objects.filter(pk__in=[c.chunk_id for c in top]).values_list("pk", "sentence_vectors"))
+    return [_retrieved(c, chunks[c.chunk_id], stored.get(c.chunk_id)) for c in top]
 
 
 def _more_of_the_best_document(
@@ -412,8 +415,8 @@ def _more_of_the_best_document(
     ][:extra]
 
 
-def _retrieved(candidate: Candidate, chunk: Chunk) -> RetrievedChunk:
-    """One hit: the chunk's text and document with the candidate's (rounded) scores and ranks."""
+def _retrieved(candidate: Candidate, chunk: Chunk, vectors: bytes | memoryview | None) -> RetrievedChunk:
+    """One hit: the chunk's text and document with the candidate's (rounded) scores and ranks (``vectors``: as stored)."""
     return RetrievedChunk(
         chunk_id=candidate.chunk_id,
         document_id=chunk.document_id,
@@ -426,7 +429,7 @@ def _retrieved(candidate: Candidate, chunk: Chunk) -> RetrievedChunk:
         similarity=round(candidate.similarity or 0.0, 4),
         dense_rank=candidate.dense_rank,
         keyword_rank=candidate.keyword_rank,
-        sentence_vectors=unpack(chunk.sentence_vectors, chunk.text),
+        sentence_vectors=unpack(vectors, chunk.text),
     )
 
 
