@@ -11,7 +11,7 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -666,6 +666,20 @@ def sentence_vectors_pending() -> QuerySet[Chunk]:
     return Chunk.objects.filter(
         version__document__live_version_id=F("version_id"), sentence_vectors__isnull=True
     ).order_by("pk")
+
+
+def sentence_vectors_fill(*, batch: int) -> Iterator[tuple[int, int]]:
+    """Embed and store the sentences of :func:`sentence_vectors_pending` chunks, ``batch`` chunks at a time.
+
+    Yields (chunks done, chunks pending at the start) after each batch, so the caller can
+    report or stop between batches. A row not written (the database busy) stays pending.
+    """
+    # Ids first: rows are written while the loop runs, so the filtered query would shift under it.
+    ids = list(sentence_vectors_pending().values_list("pk", flat=True))
+    done, step = 0, max(1, batch)
+    for start in range(0, len(ids), step):
+        done += len(stored_sentence_vectors(ids[start : start + step]))
+        yield done, len(ids)
 
 
 def stored_sentence_vectors(chunk_ids: Sequence[int]) -> dict[int, np.ndarray]:

@@ -52,16 +52,13 @@ def sentence_vectors_task() -> None:
     itself again (behind that indexing, by priority) and stops. A row it could
     not write (the database busy) is left for the next run or the first question.
     """
-    from documents.services import sentence_vectors_pending, stored_sentence_vectors
+    from documents.services import sentence_vectors_fill
 
     try:
-        # Ids first: rows are written while the loop runs, so the filtered query would shift under it.
-        ids = list(sentence_vectors_pending().values_list("pk", flat=True))
-        for start in range(0, len(ids), SENTENCE_VECTORS_BATCH):
-            if start and task_waiting(index_version_task):
+        for done, total in sentence_vectors_fill(batch=SENTENCE_VECTORS_BATCH):
+            if done < total and task_waiting(index_version_task):
                 sentence_vectors_task.enqueue()
                 return
-            stored_sentence_vectors(ids[start : start + SENTENCE_VECTORS_BATCH])
     except Exception:  # a cache left unfilled: questions embed what they retrieve, as without this task
         log.exception("sentence vectors not embedded in the background; questions embed them when needed")
 

@@ -4,7 +4,7 @@ import time
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
-from documents.services import sentence_vectors_pending, stored_sentence_vectors
+from documents.services import sentence_vectors_fill, sentence_vectors_pending
 
 
 class Command(BaseCommand):
@@ -19,19 +19,13 @@ class Command(BaseCommand):
         parser.add_argument("--batch", type=int, default=32, help="chunks embedded per model call (default 32)")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        batch = max(1, int(options["batch"]))
-        pending = sentence_vectors_pending()
-        total = pending.count()
-        started, done, last_report = time.perf_counter(), 0, 0.0
-        # Ids first: rows are written while the loop runs, so the filtered query would shift under it.
-        ids = list(pending.values_list("pk", flat=True))
-        for start in range(0, len(ids), batch):
-            done += len(stored_sentence_vectors(ids[start : start + batch]))
+        started, total, last_report = time.perf_counter(), 0, 0.0
+        for done, total in sentence_vectors_fill(batch=max(1, int(options["batch"]))):
             if time.perf_counter() - last_report >= 10 or done == total:
                 last_report = time.perf_counter()
                 self.stdout.write(f"sentences: {done}/{total} chunk(s)")
         # A write skipped while the database was busy (a long import) is left for the next run.
-        stored = total - pending.count()
+        stored = total - sentence_vectors_pending().count()
         self.stdout.write(
             f"sentence vectors: {stored} of {total} chunk(s) embedded and stored in {time.perf_counter() - started:.1f} s"
         )
