@@ -40,11 +40,12 @@ class _Hit(Protocol):
 
 _HitT = TypeVar("_HitT", bound=_Hit)
 
-# The dense half (the question's embedding, then Chroma) runs in this thread while the calling
-# thread runs the keyword half: the keyword search mostly waits on the database (PostgreSQL
-# computes in its own process), so the two overlap and a question waits for the slower half,
-# not for both. The keyword half stays on the caller's thread, and so on its database connection;
-# threads are started as questions need them, and the model is used under its lock anyway.
+# The dense search (Chroma, with the question already embedded) runs in this thread while the
+# calling thread runs the keyword half: both mostly wait (on Chroma's engine, on the database), so
+# they overlap and a question waits for the slower one. The embedding itself runs before, on the
+# caller's thread: the encoder's OpenMP threads take every core, and measured on two cores a
+# keyword search run beside them made the question slower (benchmark_api p50 131 → 104 ms once
+# moved out). The keyword half stays on the caller's thread, and so on its database connection.
 _DENSE_HALF = ThreadPoolExecutor(max_workers=4, thread_name_prefix="dense-search")
 
 
@@ -162,11 +163,12 @@ class HybridEngine:
         if version_ids is not None and not version_ids:
             return EngineResult([], timings)
 
-        def dense_half() -> tuple[Any, list[tuple[int, float]]]:
-            with _timed(timings, "embed"):
-                vector = embed_query(query if dense_query is None else dense_query)
+        with _timed(timings, "embed"):
+            query_vector = embed_query(query if dense_query is None else dense_query)
+
+        def dense_half() -> list[tuple[int, float]]:
             with _timed(timings, "dense"):
-                return vector, [] if mode == "keyword" else self._dense_hits(vector, version_ids)
+                return [] if mode == "keyword" else self._dense_hits(query_vector, version_ids)
 
         dense_future = _DENSE_HALF.submit(dense_half)
         try:
@@ -176,7 +178,7 @@ class HybridEngine:
                 # floor use it): their vectors are read while the dense half still runs.
                 vectors = self.dense.vectors([chunk_id for chunk_id, _ in keyword_hits])
         finally:
-            query_vector, dense_hits = dense_future.result()
+            dense_hits = dense_future.result()
         with _timed(timings, "fusion"):
             fused = self._fuse(dense_hits, keyword_hits, mode, keyword_ranks=keyword_ranks)
             for c in fused:
