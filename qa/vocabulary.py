@@ -268,12 +268,19 @@ def written_as_documents(text: str, matches: Sequence[TermMatch]) -> str:
     「けいひせいさんのきげん」 → 「経費精算のきげん」: what is embedded and compared with
     sentences, since a vector of kana input is far from the kanji it stands for.
     Matches by abbreviation or meaning are not written in: the word may say more than the term.
+    The longest word is written first, and a word inside one already written is not written
+    again: 「けいひせいさん」 becomes 経費精算 whole, not 「けいひ」 + せいさん read as 生産.
     """
-    rewritten = [m for m in matches if m.via in ("reading", "spelling")]
+    rewritten = sorted((m for m in matches if m.via in ("reading", "spelling")), key=lambda m: -len(m.word))
     written = text if all(m.word in text for m in rewritten) else fold(text)
+    pieces = [written]  # as typed and as written, alternately: only the typed pieces are read again
     for m in rewritten:
-        written = written.replace(m.word, m.term, 1)
-    return written
+        for i in range(0, len(pieces), 2):
+            if m.word in pieces[i]:
+                before, after = pieces[i].split(m.word, 1)
+                pieces[i : i + 1] = [before, m.term, after]
+                break
+    return "".join(pieces)
 
 
 def _used(text: str, vocabulary: LiveVocabulary, df: np.ndarray) -> bool:

@@ -64,6 +64,16 @@ def test_a_kana_only_question_finds_the_kanji_document(corpus, employee):
     assert "1ヶ月以内" in answer.answer_text
 
 
+def test_a_kana_word_inside_a_longer_one_is_not_written_apart(corpus, employee, ingest):
+    """With 生産 in the documents too, せいさん inside けいひせいさん still becomes 経費精算, not 経費生産."""
+    ingest(text="# 工場\n\n## 生産計画\n生産は毎月の計画に沿って行います。\n", filename="factory.md")
+    result = search(user=employee, query="けいひせいさんのきげんはいつまで")
+    assert "生産" in [m.term for m in result.vocabulary]
+    assert result.written_query == "経費精算の期限はいつまで"
+    assert result.hits[0].filename == "expenses.md"
+    assert "1ヶ月以内" in answer_question(user=employee, text="けいひせいさんのきげんはいつまで").answer.answer_text
+
+
 def test_an_everyday_abbreviation_reaches_the_documents_term(corpus, employee):
     result = search(user=employee, query="育休は子どもが何歳になるまで？")
     assert "育児休業" in [m.term for m in result.vocabulary]
