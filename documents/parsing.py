@@ -19,6 +19,7 @@ small upload can neither exhaust memory nor become tens of thousands of chunks.
 
 from __future__ import annotations
 
+import bisect
 import io
 import re
 import zipfile
@@ -172,6 +173,7 @@ def parse_file(
         raise ParseError("no_text_layer", _NO_TEXT_LAYER) if kind == "pdf" else _empty()
     if max_chars is not None and len(doc.text) > max_chars:
         raise _over_limit(LimitExceededError("chars", max_chars))
+    doc.headings = _with_articles(doc.text, doc.headings)
     return doc
 
 
@@ -333,6 +335,41 @@ def _plain_text_headings(text: str) -> list[Heading]:
         Heading(level=1 if m.group(1) == "章" else 2, title=single_line(m.group(0)), start=m.start())
         for m in _TXT_HEADING.finditer(text)
     ]
+
+
+# An article of Japanese regulations (就業規則, 規程), however the file marks it up: 「第15条（年次有給休暇）」
+# alone on its line or opening the article's text (「第1条（目的）この規程は…」, 「第15条　従業員は…」),
+# bold in Markdown, or with its caption on the line before (「（年次有給休暇）」 then 「第15条　…」).
+# Not a sentence citing one: 「第15条の規定により」, 「第15条第2項に」, 「第15条を参照」.
+_ARTICLE = re.compile(
+    r"^(?:[ \u3000]*[（(](?P<before>[^（）()\n]{1,40})[）)][ \u3000]*\n)?"
+    rf"[ \u3000]*(?:\*\*)?(?P<number>第[{_JP_NUMERAL}]+条(?:の[{_JP_NUMERAL}]+)?)"
+    r"(?:[ \u3000]*[（(](?P<caption>[^（）()\n]{1,40})[）)]|(?=[ \u3000*]|$))",
+    re.MULTILINE,
+)
+
+
+def _with_articles(text: str, headings: list[Heading]) -> list[Heading]:
+    """``headings`` and, one level below the heading before each, the articles of a regulation (:data:`_ARTICLE`).
+
+    An article is what an employee's question is about (年次有給休暇, 慶弔休暇); as a heading
+    it starts its own chunk and names it in the heading path and the citation. Where the
+    file already makes the line a heading (「## 第1条」, a Word heading style), nothing is added.
+    """
+    found = list(_ARTICLE.finditer(text))
+    if not found:
+        return headings
+    ordered = sorted(headings, key=lambda h: h.start)
+    starts = [h.start for h in ordered]
+    added: list[Heading] = []
+    for m in found:
+        i = bisect.bisect_right(starts, m.end())
+        if i and starts[i - 1] >= m.start():
+            continue  # the line is a heading already
+        caption = m.group("caption") or m.group("before")
+        title = single_line(f"{m.group('number')}（{caption}）" if caption else m.group("number"))
+        added.append(Heading(level=min(6, ordered[i - 1].level + 1 if i else 1), title=title, start=m.start()))
+    return sorted(ordered + added, key=lambda h: h.start)
 
 
 # --- PDF -------------------------------------------------------------------------------------

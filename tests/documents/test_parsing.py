@@ -143,6 +143,68 @@ def test_plain_text_sentence_mentioning_a_chapter_is_not_a_heading() -> None:
     assert doc.headings == []
 
 
+WORK_RULES_MD = """# 就業規則
+
+## 第1章 総則
+
+第1条（目的）この規則は、従業員の労働条件を定める。
+
+**第2条（適用範囲）**
+この規則は、すべての従業員に適用する。
+
+## 第4章 休暇
+
+（年次有給休暇）
+第15条　入社6ヶ月後に10日を付与する。
+２　第15条の規定にかかわらず、パートタイマーには比例付与とする。
+第15条第2項の日数は別表による。
+第16条の2（慶弔休暇）本人が結婚するときは5日を付与する。
+第17条 特別休暇は会社が定める。
+"""
+
+
+def test_articles_of_work_rules_are_headings_below_their_chapter() -> None:
+    """However a file writes them (caption after, bold, caption on the line before, none), each article is a heading."""
+    doc = parse_file("rules.md", WORK_RULES_MD.encode())
+    assert _titles(doc) == [
+        (1, "就業規則"),
+        (2, "第1章 総則"),
+        (3, "第1条（目的）"),
+        (3, "第2条（適用範囲）"),
+        (2, "第4章 休暇"),
+        (3, "第15条（年次有給休暇）"),
+        (3, "第16条の2（慶弔休暇）"),
+        (3, "第17条"),
+    ]
+    # A caption on the line before belongs to its article's section; sentences citing an article start nothing.
+    assert _heading_lines(doc)[5] == "（年次有給休暇）"
+    assert doc.text == WORK_RULES_MD
+
+
+def test_articles_in_plain_text_and_word_files_are_headings() -> None:
+    txt = parse_file(
+        "rules.txt", "第1章 総則\n第1条（目的）この規程は休暇を定める。\n第2条（付与日数）10日を付与する。\n".encode()
+    )
+    assert _titles(txt) == [(1, "第1章 総則"), (2, "第1条（目的）"), (2, "第2条（付与日数）")]
+
+    # Word files of regulations often style only the chapters; the articles are body paragraphs.
+    docx = parse_file(
+        "rules.docx",
+        make_docx(
+            [("h1", "第3章 休暇"), ("p", "第15条（年次有給休暇）入社6ヶ月後に10日を付与する。"), ("h2", "第16条")]
+        ),
+    )
+    assert _titles(docx) == [(1, "第3章 休暇"), (2, "第15条（年次有給休暇）"), (2, "第16条")]
+
+
+def test_sentences_citing_an_article_are_not_headings() -> None:
+    doc = parse_file(
+        "a.txt",
+        "第15条の規定により付与する。\n第15条第2項による。\n第15条を参照のこと。\n第15条、第16条も同じ。\n".encode(),
+    )
+    assert doc.headings == []
+
+
 # --- HTML -----------------------------------------------------------------------------------
 
 
