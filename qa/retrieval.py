@@ -32,7 +32,7 @@ from documents.services import stored_sentence_vectors
 from documents.vocabulary import Word
 from documents.sentence_vectors import unpack
 from documents.vectorstore import DenseIndex, live_collection
-from qa.ambiguity import generic_terms
+from qa.ambiguity import content_terms, generic_terms
 from qa.decision import Evidence
 from qa.engine import EngineConfig, HybridEngine, Mode
 from qa.expansion import Expansion, dictionary_rules, expand, expand_with_terms
@@ -78,6 +78,8 @@ class SearchResult:
     # The question with its kana and variant spellings written as the documents write them
     # (qa.vocabulary.written_as_documents): what the off-topic check compares with sentences.
     written_query: str = ""
+    # The terms the question names, its kana read as the documents write it (_terms_as_written).
+    terms: tuple[str, ...] = ()
 
 
 def live_engine(*, meaning: bool = True) -> HybridEngine:
@@ -157,10 +159,11 @@ def search(
         english=question.english,
     )
     hits, expansion = found.hits, found.expansion
+    terms = _terms_as_written(question, found.written)
     generic = (
         question.short
         and document_id is None
-        and generic_terms(question.terms, _document_texts(found.chunks.values()), spellings=expansion.added_keywords)
+        and generic_terms(terms, _document_texts(found.chunks.values()), spellings=expansion.added_keywords)
     )
     hits += _asked_fact_in_the_best_document(question, hits, mode=mode)
     subject_unknown = _subject_unknown(question, found)
@@ -184,6 +187,7 @@ def search(
         unknown_words=[w.surface for w in unknown if not w.proper],
         vocabulary=found.matches,
         written_query=found.written,
+        terms=terms,
     )
 
 
@@ -224,6 +228,13 @@ def _asked_fact_in_the_best_document(
     return [h for h in inside if h.chunk_id not in taken and any(carries_units(asked, h.text) for asked in units)][
         :FACT_HITS
     ]
+
+
+def _terms_as_written(question: Question, written: str) -> tuple[str, ...]:
+    """The terms ``question`` names, read once its kana is written as the documents write it (``written``):
+    「ざんぎょうだいってでる？」 names 残業代. Read as typed, a question in kana names nothing, and looks
+    like one that any document answers (asked back where its kanji form is answered)."""
+    return question.terms if written in ("", question.spelled) else tuple(content_terms(written))
 
 
 def _unknown_words(question: Question, found: _Retrieved) -> list[Word]:

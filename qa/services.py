@@ -16,7 +16,7 @@ import logging
 import re
 import time
 from typing import Any
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -156,7 +156,12 @@ def answer_question(
     result = search(user=user, query=search_query, document_id=document.pk if document else None, question=searched)
     answer = _new_answer(user=user, text=text, search_query=search_query, result=result, document=document)
 
-    decision = decide(searched, evidence_for(searched, result, one_document=document is not None), calibration)
+    # The decision reads the terms of its kana as written (けいひせいさん: 経費精算); its length stays the typed one.
+    decision = decide(
+        replace(searched, terms=result.terms),
+        evidence_for(searched, result, one_document=document is not None),
+        calibration,
+    )
     answer.usage["decision"] = decision.to_dict()
     generated: _Generated | None = None
     if decision.outcome == NOT_FOUND:

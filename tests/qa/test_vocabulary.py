@@ -64,6 +64,22 @@ def test_a_kana_only_question_finds_the_kanji_document(corpus, employee):
     assert "1ヶ月以内" in answer.answer_text
 
 
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("いくじきゅうぎょうはいつまで？", "1歳6ヶ月"),
+        ("ぱすわーどをわすれた", "2300"),
+        ("けいひせいさんのきげんは？", "1ヶ月以内"),
+    ],
+    ids=["childcare-leave", "password", "expenses"],
+)
+def test_a_short_kana_question_is_answered_as_its_kanji_form_is(corpus, employee, typed, expected):
+    """Read as typed, a kana question names no term and looked like one any document could answer (asked back)."""
+    answer = answer_question(user=employee, text=typed).answer
+    assert answer.response_type == Answer.ResponseType.ANSWER, answer.answer_text
+    assert expected in answer.answer_text
+
+
 def test_a_kana_word_inside_a_longer_one_is_not_written_apart(corpus, employee, ingest):
     """With 生産 in the documents too, せいさん inside けいひせいさん still becomes 経費精算, not 経費生産."""
     ingest(text="# 工場\n\n## 生産計画\n生産は毎月の計画に沿って行います。\n", filename="factory.md")
