@@ -160,11 +160,7 @@ def search(
     )
     hits, expansion = found.hits, found.expansion
     terms = _terms_as_written(question, found.written)
-    generic = (
-        question.short
-        and document_id is None
-        and generic_terms(terms, _document_texts(found.chunks.values()), spellings=expansion.added_keywords)
-    )
+    generic = document_id is None and _generic(question, terms, found)
     hits += _asked_fact_in_the_best_document(question, hits, mode=mode)
     subject_unknown = _subject_unknown(question, found)
     unknown = [] if question.english else _unknown_words(question, found)
@@ -228,6 +224,12 @@ def _asked_fact_in_the_best_document(
     return [h for h in inside if h.chunk_id not in taken and any(carries_units(asked, h.text) for asked in units)][
         :FACT_HITS
     ]
+
+
+def _generic(question: Question, terms: tuple[str, ...], found: _Retrieved) -> bool:
+    """Whether ``question`` is short and its ``terms`` single out none of the documents ``found`` (qa.ambiguity)."""
+    texts = _document_texts(found.chunks.values())
+    return question.short and generic_terms(terms, texts, spellings=found.expansion.added_keywords)
 
 
 def _terms_as_written(question: Question, written: str) -> tuple[str, ...]:

@@ -43,7 +43,7 @@ from qa.providers.base import GenerateOptions
 from qa.quote_context import stored_context
 from qa.selectors import conversation_turns
 from qa.examples import EXAMPLE_TITLE_PREFIX, ChunkFinder, example_answer_row
-from qa.decision import ASK_BACK, NOT_FOUND, Calibration, decide
+from qa.decision import ASK_BACK, NOT_FOUND, Calibration, Decision, decide
 from qa.question import Question, analyse_question
 from qa.hit_vectors import sentence_matrices
 from qa.results import AnswerResult
@@ -156,12 +156,7 @@ def answer_question(
     result = search(user=user, query=search_query, document_id=document.pk if document else None, question=searched)
     answer = _new_answer(user=user, text=text, search_query=search_query, result=result, document=document)
 
-    # The decision reads the terms of its kana as written (けいひせいさん: 経費精算); its length stays the typed one.
-    decision = decide(
-        replace(searched, terms=result.terms),
-        evidence_for(searched, result, one_document=document is not None),
-        calibration,
-    )
+    decision = _decision(searched, result, calibration, one_document=document is not None)
     answer.usage["decision"] = decision.to_dict()
     generated: _Generated | None = None
     if decision.outcome == NOT_FOUND:
@@ -181,6 +176,13 @@ def answer_question(
     answer.latency_ms = (time.perf_counter() - started) * 1000
     citations = _save_exchange(answer, generated, result.hits, user=user, conversation=conversation, text=text)
     return AnswerResult.made(answer, verdict, citations, result.hits)
+
+
+def _decision(searched: Question, result: SearchResult, calibration: Calibration, *, one_document: bool) -> Decision:
+    """:func:`qa.decision.decide` for ``searched``, reading the terms of its kana as the documents write them
+    (けいひせいさん: 経費精算, ``result.terms``); its length stays the typed one."""
+    evidence = evidence_for(searched, result, one_document=one_document)
+    return decide(replace(searched, terms=result.terms), evidence, calibration)
 
 
 def _check_targets(user: User, conversation: Conversation | None, document: Document | None) -> None:
