@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AnonymousUser, User
@@ -10,8 +11,10 @@ from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from documents.filenames import name_key
+from documents.keyword_index import live_keyword_index
 from documents.models import Chunk, Document, DocumentVersion, IndexingTask
 from documents.roles import is_owner
+from documents.segmentation import tokens
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,20 @@ def searchable_version_ids(user: User | AnonymousUser, *, document_id: int | Non
     if document_id is not None:
         qs = qs.filter(pk=document_id)
     return list(qs.values_list("live_version_id", flat=True))
+
+
+def written_in(text: str, version_ids: Sequence[int]) -> bool:
+    """Whether a chunk of one of ``version_ids`` contains ``text`` as written (no folding: kana stays kana).
+
+    The keyword index answers first: a text one of whose tokens no chunk has is
+    written nowhere, found without reading the chunks' text.
+    """
+    if not text or not version_ids:
+        return False
+    index = live_keyword_index()
+    if not all(index.has_token(token, version_ids=version_ids) for token in dict.fromkeys(tokens(text))):
+        return False
+    return Chunk.objects.filter(version_id__in=version_ids, text__contains=text).exists()
 
 
 def manageable_documents(user: User | AnonymousUser) -> QuerySet[Document]:

@@ -47,6 +47,9 @@ _NOT_A_TERM = frozenset({"数詞", "助動詞語幹"})
 _SUFFIX = "接尾辞"
 _PROPER = "固有名詞"
 _PLACE = "地名"
+# Words that inflect (わすれた, こわれたら): typed in hiragana, they still have a kanji spelling.
+_INFLECTING = frozenset({"動詞", "形容詞"})
+_HIRAGANA_WORD = re.compile(f"[{HIRAGANA}]+")
 
 _local = threading.local()
 _dictionary_lock = threading.Lock()
@@ -173,6 +176,43 @@ def _word(m: Any) -> Word:
         place=place,
         oov=m.is_oov(),
     )
+
+
+def kanji_spellings(text: str, *, min_chars: int) -> dict[str, str]:
+    """The verbs and adjectives of ``text`` typed in hiragana, each with the dictionary's kanji spelling of the same form.
+
+    「パスワードわすれた」 → {"わすれ": "忘れ"}, 「しめきりは」 → {"しめきり": "締め切り"}:
+    the normalised form's kanji stem (忘れる) with the ending as typed. Kept only
+    when that spelling reads exactly as typed, so a form the dictionary
+    normalises to another word (もらえる → 貰う) is left alone. Words shorter
+    than ``min_chars`` are skipped.
+    """
+    found: dict[str, str] = {}
+    tokenizer = _tokenizer()
+    for line in fold(text).splitlines():
+        for m in tokenizer.tokenize(line[:MAX_LINE_CHARS]):
+            surface = m.surface()
+            if len(surface) < min_chars or m.part_of_speech()[0] not in _INFLECTING:
+                continue
+            if not _HIRAGANA_WORD.fullmatch(surface):
+                continue
+            written = _kanji_stem(surface, fold(m.dictionary_form()), fold(m.normalized_form()))
+            if written and "".join(katakana(w.reading_form()) for w in tokenizer.tokenize(written)) == katakana(
+                surface
+            ):
+                found[surface] = written
+    return found
+
+
+def _kanji_stem(surface: str, dictionary: str, normalized: str) -> str:
+    """``surface`` (a form of ``dictionary``, in kana) spelled with ``normalized``'s kanji: わすれ, わすれる, 忘れる → 忘れ."""
+    shared = 0
+    while shared < min(len(dictionary), len(normalized)) and dictionary[-1 - shared] == normalized[-1 - shared]:
+        shared += 1
+    kana, kanji = dictionary[: len(dictionary) - shared], normalized[: len(normalized) - shared]
+    if not shared or not kana or not has_kanji(kanji) or not surface.startswith(kana):
+        return ""
+    return kanji + surface[len(kana) :]
 
 
 def _split_mode_b() -> Any:

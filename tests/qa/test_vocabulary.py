@@ -80,6 +80,48 @@ def test_a_short_kana_question_is_answered_as_its_kanji_form_is(corpus, employee
     assert expected in answer.answer_text
 
 
+SECURITY = """# 情報セキュリティ
+
+## パスワードの要件
+パスワードは12文字以上とし、90日ごとに変更してください。
+"""
+
+WIFI = """# 社内Wi-Fi
+
+## ゲスト用のパスワード
+来客用Wi-Fiのパスワードは受付で毎朝発行します。
+"""
+
+
+def test_a_verb_typed_in_hiragana_is_read_as_the_documents_write_it(corpus, employee, ingest):
+    """「パスワードわすれた」 over three documents about passwords: the documents write 忘れ (never わすれ), so it
+    is read as 「パスワード忘れた」 and answered as that is, with the same confidence (read as typed: 中)."""
+    ingest(text=SECURITY, filename="security.md")
+    ingest(text=WIFI, filename="wifi.md")
+    typed, converted = (
+        answer_question(user=employee, text=t).answer for t in ("パスワードわすれた", "パスワード忘れた")
+    )
+    assert converted.response_type == Answer.ResponseType.ANSWER
+    assert converted.confidence == Answer.Confidence.HIGH
+    assert (typed.response_type, typed.confidence, typed.answer_text) == (
+        converted.response_type,
+        converted.confidence,
+        converted.answer_text,
+    )
+    assert "2300" in typed.answer_text
+    result = search(user=employee, query="パスワードわすれた")
+    assert TermMatch("わすれ", "忘れ", "spelling") in result.vocabulary
+    assert result.written_query == "パスワード忘れた"
+
+
+def test_a_verb_the_documents_write_in_kana_stays_in_kana(corpus, employee, ingest):
+    """Only the documents' own spelling is taken: where they write くれる, 「くれる」 is not written 呉れる."""
+    ingest(text="# 祝い金\n\n## 結婚祝い\n結婚すると会社が祝い金を3万円くれる。\n", filename="gifts.md")
+    result = search(user=employee, query="結婚したら会社は祝い金をくれる？")
+    assert not [m for m in result.vocabulary if m.word == "くれる"]
+    assert "くれる" in result.written_query
+
+
 def test_a_kana_word_inside_a_longer_one_is_not_written_apart(corpus, employee, ingest):
     """With 生産 in the documents too, せいさん inside けいひせいさん still becomes 経費精算, not 経費生産."""
     ingest(text="# 工場\n\n## 生産計画\n生産は毎月の計画に沿って行います。\n", filename="factory.md")
