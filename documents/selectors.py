@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -15,6 +16,11 @@ from documents.keyword_index import live_keyword_index
 from documents.models import Chunk, Document, DocumentVersion, IndexingTask
 from documents.roles import is_owner
 from documents.segmentation import tokens
+from ragportal.text import KANJI
+
+
+# How many chunks holding a text written_in reads to find it starting a word.
+WORD_START_CHUNKS = 50
 
 
 @dataclass(frozen=True)
@@ -45,18 +51,23 @@ def searchable_version_ids(user: User | AnonymousUser, *, document_id: int | Non
     return list(qs.values_list("live_version_id", flat=True))
 
 
-def written_in(text: str, version_ids: Sequence[int]) -> bool:
+def written_in(text: str, version_ids: Sequence[int], *, starting_a_word: bool = False) -> bool:
     """Whether a chunk of one of ``version_ids`` contains ``text`` as written (no folding: kana stays kana).
 
-    The keyword index answers first: a text one of whose tokens no chunk has is
-    written nowhere, found without reading the chunks' text.
+    ``starting_a_word``: only where no kanji comes right before it (供し in 「提供し」
+    is part of another word). The keyword index answers first: a text one of whose
+    tokens no chunk has is written nowhere, found without reading the chunks' text.
     """
     if not text or not version_ids:
         return False
     index = live_keyword_index()
     if not all(index.has_token(token, version_ids=version_ids) for token in dict.fromkeys(tokens(text))):
         return False
-    return Chunk.objects.filter(version_id__in=version_ids, text__contains=text).exists()
+    found = Chunk.objects.filter(version_id__in=version_ids, text__contains=text)
+    if not starting_a_word:
+        return found.exists()
+    alone = re.compile(f"(?<![{KANJI}]){re.escape(text)}")
+    return any(alone.search(body) for body in found.values_list("text", flat=True)[:WORD_START_CHUNKS])
 
 
 def manageable_documents(user: User | AnonymousUser) -> QuerySet[Document]:

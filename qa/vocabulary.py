@@ -107,7 +107,7 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
         _by_spelling(words, vocabulary, df, folded, as_words=as_words, english=english)
         + _by_kana(folded, by_reading)
         + _by_word_reading(words, by_reading, vocabulary, df, latin=_Readings(vocabulary, as_words))
-        + _by_kanji_spelling(text, lambda written: written_in(written, version_ids))
+        + _by_kanji_spelling(text, lambda written: written_in(written, version_ids, starting_a_word=has_kanji(written)))
     )
     reached = {m.word for m in matches}
     unknown = [
@@ -129,7 +129,8 @@ def _by_kanji_spelling(text: str, writes: Callable[[str], bool]) -> list[TermMat
     convention, and their dictionary kanji (くれる: 呉れる, おかしい: 可笑しい) would
     read as rarer words to the encoder than the kana typed. A word the documents
     write in kana, or not at all, stays as typed. ``writes(text)``: whether a
-    document the asker may read contains ``text``.
+    document the asker may read contains ``text`` (its kanji as a word of their
+    own: 供し inside 提供し is not きょうし).
     """
     return [
         TermMatch(kana, kanji, "spelling")

@@ -122,6 +122,15 @@ def test_a_verb_the_documents_write_in_kana_stays_in_kana(corpus, employee, inge
     assert "くれる" in result.written_query
 
 
+def test_a_verbs_kanji_found_only_inside_another_word_are_not_its_spelling(corpus, employee, ingest):
+    """「かていきょうし」 is cut into かてい + きょうし (read as the verb 供する); the documents' 「提供します」
+    holds 供し only as part of 提供, so きょうし is not written 供し."""
+    ingest(text="# 福利厚生\n\n## 学習支援\n会社は学習教材を提供します。\n", filename="learning.md")
+    result = search(user=employee, query="かていきょうしのサービスはある？")
+    assert "供し" not in [m.term for m in result.vocabulary]
+    assert "供し" not in result.written_query
+
+
 def test_a_kana_word_inside_a_longer_one_is_not_written_apart(corpus, employee, ingest):
     """With 生産 in the documents too, せいさん inside けいひせいさん still becomes 経費精算, not 経費生産."""
     ingest(text="# 工場\n\n## 生産計画\n生産は毎月の計画に沿って行います。\n", filename="factory.md")
