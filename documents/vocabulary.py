@@ -197,11 +197,14 @@ def kanji_spellings(text: str, *, min_chars: int) -> dict[str, str]:
             if not _HIRAGANA_WORD.fullmatch(surface):
                 continue
             written = _kanji_stem(surface, fold(m.dictionary_form()), fold(m.normalized_form()))
-            if written and "".join(katakana(w.reading_form()) for w in tokenizer.tokenize(written)) == katakana(
-                surface
-            ):
+            if written and _reading(written) == katakana(surface):
                 found[surface] = written
     return found
+
+
+def _reading(text: str) -> str:
+    """How the analyser reads ``text``, in katakana (忘れ → ワスレ)."""
+    return "".join(katakana(m.reading_form()) for m in _tokenizer().tokenize(text))
 
 
 def _kanji_stem(surface: str, dictionary: str, normalized: str) -> str:
