@@ -573,6 +573,12 @@ def calibration_stale(*, calibration: CorpusCalibration) -> bool:
     return calibration.corpus_key != corpus_key(_live_version_ids())
 
 
+def calibration_up_to_date() -> bool:
+    """Whether the newest calibration was measured on the live documents as they are now (none: False)."""
+    latest = CorpusCalibration.objects.first()
+    return latest is not None and not calibration_stale(calibration=latest)
+
+
 def example_answers_load(*, examples: list[dict], user: User) -> int:
     """Store the demo's example answers (``qa.examples``) as ``user``'s, each in its own conversation.
 

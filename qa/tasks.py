@@ -43,13 +43,16 @@ MAX_DEFERRALS = 20
 @task(priority=CALIBRATION_PRIORITY)
 def calibrate_task(deferrals: int = 0) -> None:
     """Measure the live corpus and store its calibration (qa.services.calibration_run); never raises."""
-    from qa.services import calibration_run
+    from qa.services import calibration_run, calibration_up_to_date
 
     backend = calibrate_task.get_backend()
     indexing = Document.objects.filter(status=Document.Status.INDEXING).exists()
     if indexing and backend.supports_defer and deferrals < MAX_DEFERRALS:
         later = timezone.now() + timedelta(seconds=DEFER_S)
         calibrate_task.using(run_after=later).enqueue(deferrals + 1)
+        return
+    if calibration_up_to_date():  # measured since the change (`calibrate`, an import, load_demo): nothing to do
+        log.info("calibration already up to date with the live documents")
         return
     try:
         calibration = calibration_run()

@@ -325,8 +325,8 @@ RAG_CLARIFY_GAP = env_float("RAG_CLARIFY_GAP", 0.03, minimum=0.0, maximum=1.0)
 # corpus is calibrated (qa.calibration) its measured values replace them, except the clarify
 # gap. After the live documents change, the indexing worker recalibrates in the background
 # (qa.tasks); 0 leaves it to `manage.py calibrate`.
-# Off by default: evaluate_portal's throw-away portal does not calibrate yet (README, "Your own documents").
-RAG_CALIBRATE_AFTER_INDEXING = env_bool("RAG_CALIBRATE_AFTER_INDEXING", False)
+# import_documents and load_demo (so evaluate_portal's throw-away portal too) calibrate when they finish.
+RAG_CALIBRATE_AFTER_INDEXING = env_bool("RAG_CALIBRATE_AFTER_INDEXING", True)
 # After the live documents change, the indexing worker embeds the new chunks' sentences in the
 # background (documents.tasks.sentence_vectors_task), after any queued indexing; 0 leaves them to be
 # embedded when a question first retrieves them (or to `manage.py embed_sentences`).

@@ -280,3 +280,46 @@ def test_an_everyday_word_is_answered_when_a_sentence_beats_every_off_topic_ques
     again = answer_question(user=employee, text="チャリンコ通勤の保険は？").answer
     assert again.response_type == Answer.ResponseType.NOT_FOUND
     assert again.usage["decision"]["reasons"] == ["unknown_word"]
+
+
+@pytest.mark.django_db
+def test_calibrate_if_stale_measures_only_when_the_live_documents_changed(ingest) -> None:
+    def calibrate() -> str:
+        out = StringIO()
+        call_command("calibrate", "--if-stale", stdout=out)
+        return out.getvalue()
+
+    # Nothing with headings to measure: said, not an error (load_demo and import_documents go on).
+    ingest(text=HEADINGLESS, filename="lounge.txt")
+    assert "not measured" in calibrate()
+    assert not CorpusCalibration.objects.exists()
+
+    for filename, text in CORPUS.items():
+        ingest(text=text, filename=filename)
+    assert "calibrated on 4 documents" in calibrate()
+    first = _latest()
+    assert "up to date" in calibrate()
+    calibrate_task.call()  # the worker's recalibration, queued by the same change, finds nothing to do
+    assert CorpusCalibration.objects.count() == 1
+
+    document_delete(document=Document.objects.get(filename="library.md"))
+    assert "calibrated on 3 documents" in calibrate()
+    assert _latest().pk != first.pk and not calibration_stale(calibration=_latest())
+
+
+@pytest.mark.django_db
+def test_import_documents_measures_the_thresholds_on_what_it_made_live(owner, tmp_path) -> None:
+    for filename, text in CORPUS.items():
+        (tmp_path / filename).write_text(text, encoding="utf-8")
+    out = StringIO()
+    call_command("import_documents", str(tmp_path), "--owner", "owner", "--no-calibrate", stdout=out)
+    assert not CorpusCalibration.objects.exists()
+
+    (tmp_path / "lounge.md").write_text("# 休憩室\n## 利用時間\n休憩室は8時から20時まで使えます。\n", encoding="utf-8")
+    call_command("import_documents", str(tmp_path), "--owner", "owner", stdout=out)
+    assert "calibrated on 4 documents" in out.getvalue()
+    assert current_calibration().source == "corpus" and not calibration_stale(calibration=_latest())
+
+    # Nothing changed: nothing is measured again.
+    call_command("import_documents", str(tmp_path), "--owner", "owner", stdout=StringIO())
+    assert CorpusCalibration.objects.count() == 1

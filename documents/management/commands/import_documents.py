@@ -7,6 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from documents.importing import import_directory
@@ -34,6 +35,11 @@ class Command(BaseCommand):
             action="store_true",
             help="hand each file to the indexing workers (manage.py index_worker, as many as you run) "
             "instead of indexing here, and wait until they are done",
+        )
+        parser.add_argument(
+            "--no-calibrate",
+            action="store_true",
+            help="do not measure the confidence thresholds on the documents afterwards (manage.py calibrate)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -70,6 +76,9 @@ class Command(BaseCommand):
             + (f"{len(report.resumed)} resumed, " if report.resumed else "")
             + f"{len(report.failed)} failed"
         )
+        if not options["no_calibrate"] and (report.created or report.updated or report.resumed):
+            # The confidence thresholds are measured on the documents just made live (qa.calibration).
+            call_command("calibrate", if_stale=True, stdout=self.stdout, stderr=self.stderr)
         if report.failed:
             raise CommandError(f"{len(report.failed)} file(s) could not be imported")
 

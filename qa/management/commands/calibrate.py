@@ -8,7 +8,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from qa.services import calibration_run
+from qa.services import calibration_run, calibration_up_to_date
 
 
 class Command(BaseCommand):
@@ -18,11 +18,28 @@ class Command(BaseCommand):
         "With RAG_CALIBRATE_AFTER_INDEXING=1 the indexing worker reruns it after documents change."
     )
 
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument(
+            "--if-stale",
+            action="store_true",
+            help="measure only when no calibration was measured on the live documents as they are now, "
+            "and with nothing to measure say so instead of failing (import_documents and load_demo run it so)",
+        )
+
     def handle(self, *args: Any, **options: Any) -> None:
         started = time.perf_counter()
+        if options["if_stale"] and calibration_up_to_date():
+            self.stdout.write("calibration: up to date with the live documents")
+            return
+        # Silent otherwise for a while on a fresh corpus (the sentences of every section are embedded first).
+        self.stdout.write("calibration: measuring the confidence thresholds on the live documents…")
+        self.stdout.flush()
         try:
             calibration = calibration_run()
         except ValidationError as exc:
+            if options["if_stale"]:
+                self.stdout.write(f"calibration: not measured ({' '.join(exc.messages)})")
+                return
             raise CommandError(" ".join(exc.messages)) from None
         values, measured = calibration.values, calibration.measurements
         self.stdout.write(
