@@ -15,7 +15,8 @@ class Command(BaseCommand):
     help = (
         "Measure the off-topic floors and the confidence thresholds on the live documents, and store them. "
         "The stored calibration is used from then on (delete it in the admin to return to the settings). "
-        "With RAG_CALIBRATE_AFTER_INDEXING=1 the indexing worker reruns it after documents change."
+        "import_documents and load_demo run it when they finish, and the indexing worker after documents "
+        "change (RAG_CALIBRATE_AFTER_INDEXING, on by default)."
     )
 
     def add_arguments(self, parser: Any) -> None:
