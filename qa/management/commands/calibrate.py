@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from qa.services import calibration_run, calibration_up_to_date
 
@@ -19,7 +19,7 @@ class Command(BaseCommand):
         "change (RAG_CALIBRATE_AFTER_INDEXING, on by default)."
     )
 
-    def add_arguments(self, parser: Any) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--if-stale",
             action="store_true",
