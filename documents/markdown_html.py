@@ -265,11 +265,18 @@ def _list_lines(tag: Tag, depth: int, level: int) -> list[str]:
 
 def _pipe_table(table: Tag, depth: int) -> str:
     """A ``<table>`` as a pipe table; merged cells repeated over the rows and columns they cover."""
-    rows, header_rows = _table_grid(table, depth)
+    rows, header_rows, row_headed = _table_grid(table, depth)
     if not rows:
         return ""
     width = max(len(row) for row in rows)
     rows = [row + [""] * (width - len(row)) for row in rows]
+    if row_headed and width > len(rows):
+        # Each row's <th> names it (勤続年数 | 6か月 | 1年6か月 …, 付与日数 | 10日 | 11日 …), and there are
+        # more columns than rows: the table is written sideways, one column per record. Turned to read
+        # one row per record under those names, a row says 「勤続年数: 4年6か月 / 付与日数: 16日」 on its
+        # own. A taller one (所定労働時間 | 8時間, 休憩 | 60分, …) is a list of named values: as it is.
+        rows, header_rows = [list(column) for column in zip(*rows, strict=True)], 1
+        width = len(rows[0])
     if header_rows:
         header = [" ".join(dict.fromkeys(row[col] for row in rows[:header_rows] if row[col])) for col in range(width)]
     else:
@@ -291,13 +298,15 @@ def _row_line(cells: list[str]) -> str:
     return "| " + " | ".join(_escape_pipes(cell) for cell in cells) + " |"
 
 
-def _table_grid(table: Tag, depth: int) -> tuple[list[list[str]], int]:
-    """The table's rows as cell texts (merged cells filled in), and how many leading rows are headers.
+def _table_grid(table: Tag, depth: int) -> tuple[list[list[str]], int, bool]:
+    """The table's rows as cell texts (merged cells filled in), how many leading rows are headers, and
+    whether its headers are its rows' instead (no header row, and every row starts with a ``<th>``).
 
     A leading row is a header when it sits in ``<thead>`` or all its cells are ``<th>``.
     """
     rows: list[list[str]] = []
     header_rows = 0
+    row_headed = True
     spanning: dict[int, tuple[int, str]] = {}  # column → (rows still covered, text)
     trs = [tr for tr in table.find_all("tr") if tr.find_parent("table") is table]
     for index, tr in enumerate(trs):
@@ -316,10 +325,11 @@ def _table_grid(table: Tag, depth: int) -> tuple[list[list[str]], int]:
         is_header = tr.find_parent("thead") is not None or (cells and all(c.name == "th" for c in cells))
         if is_header and header_rows == len(rows):
             header_rows += 1
+        row_headed = row_headed and bool(cells) and cells[0].name == "th" and len(cells) > 1
         rows.append(row)
     if header_rows == len(rows):
         header_rows = min(header_rows, 1) if len(rows) > 1 else 0
-    return rows, header_rows
+    return rows, header_rows, row_headed and header_rows == 0 and len(rows) > 1
 
 
 def _fill_spanning(row: list[str], spanning: dict[int, tuple[int, str]], *, to_end: bool = False) -> None:

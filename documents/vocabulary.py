@@ -132,6 +132,24 @@ def boundaries(text: str) -> set[int]:
     return cuts
 
 
+# Parts of speech that carry grammar, not a word of their own: particles, auxiliaries, suffixes.
+_GRAMMAR = frozenset({"助詞", "助動詞", "接尾辞"})
+
+
+def word_starts(text: str) -> set[int]:
+    """The offsets in ``text`` (folded, one line) where the analyser starts a word that is not grammar.
+
+    In 「連れていきたい」 the analyser reads 連れ|て|いき|たい: 連れ and いき start words, て (a
+    particle) and たい (an auxiliary) do not.
+    """
+    starts, at = set(), 0
+    for m in _tokenizer().tokenize(text[:MAX_LINE_CHARS]):
+        if m.part_of_speech()[0] not in _GRAMMAR:
+            starts.add(at)
+        at += len(m.surface())
+    return starts
+
+
 def analyse(text: str) -> list[Word]:
     """The words of ``text`` in order (folded: NFKC, lower case), each with reading and normalised spelling.
 

@@ -20,7 +20,8 @@ The rules, in the order they are tried:
    ``REASON_NO_CLOSE_SENTENCE`` (no chunk confidently close and no sentence
    above the floor). ``REASON_ASPECT_ONLY`` overrides them for a question
    whose words single out no document and whose subject is not unknown
-   (「締め切りはいつ？」): which document is meant is the question to ask.
+   (「締め切りはいつ？」), or that names nothing but asks for a date or an amount
+   (「何日前？」): which document is meant is the question to ask.
 2. Ask back (→ ask back) a short question over several documents:
    ``REASON_GENERIC`` (its words single out none) or ``REASON_TIED`` (their best
    scores within the clarify gap). Never when the user chose one document.
@@ -162,9 +163,10 @@ def decide(question: Question, evidence: Evidence, calibration: Calibration) -> 
         and evidence.generic
         and not evidence.subject_unknown
         and not evidence.unknown_names
-        and question.terms
+        and (question.terms or question.whole.types)
     ):
         # 「締め切りはいつ？」: only an aspect several documents have; ask which one, do not abstain.
+        # 「何日前？」 names no term at all, yet asks for a date: about what is the question to ask.
         reasons = (off_topic, REASON_ASPECT_ONLY)
         off_topic = None
     if off_topic is not None:

@@ -47,6 +47,7 @@ from qa.vocabulary import (
     unheard_of_owners,
     unknown_words,
     unknown_words_asked_with_known_ones,
+    used_by_most,
     vocabulary_matches,
     written_as_documents,
 )
@@ -286,6 +287,7 @@ def _subject_unknown(question: Question, found: _Retrieved) -> bool:
         found.hits,
         found.expansion.added_keywords,
         in_corpus=lambda bigram: keywords.has_token(bigram, version_ids=found.version_ids),
+        common=lambda word: used_by_most(word, found.version_ids),
     )
 
 
@@ -476,15 +478,17 @@ def unknown_subject(
     expansions: Sequence[str] = (),
     *,
     in_corpus: Callable[[str], bool] | None = None,
+    common: Callable[[str], bool] | None = None,
 ) -> bool:
-    """Whether none of the words of ``query``'s subject, nor any expansion of it, is in what the user may read.
+    """Whether the head of ``query``'s subject (its last word), nor any expansion of it, is in nothing the user may read.
 
     「退職金はいくら？」 over documents that never say 退職金; 「ボーナスは？」 where neither
     ボーナス nor its glossary synonym 賞与 is anywhere the user may read. A word is
     mentioned when each of its characters is in one of its bigrams found in the
     hits or (``in_corpus``, per bigram) anywhere in the user's documents:
-    「内線番号」 by 「内線: 2300」 and 「電話番号」, but 「退職金」 not by 「退職後」. False when
-    the question has no subject before は (nothing to judge).
+    「内線番号」 by 「内線: 2300」 and 「電話番号」, but 「退職金」 not by 「退職後」. A word of the
+    subject before its head keeps it known when mentioned, unless ``common`` (most of the
+    documents use it). False when the question has no subject before は (nothing to judge).
     """
     if isinstance(question, str):
         question = analyse_question(question)
@@ -500,7 +504,13 @@ def unknown_subject(
     words = question.subject_terms
     if not words or any(fold(term) in text for term in expansions):
         return False
-    return not any(_mentioned(word, found) for word in words)
+    # What the subject is about is its last word (its head): 「落ちた応募者の履歴書は」 asks about 履歴書.
+    # The words before it say whose or which, and one the documents mention keeps the subject known
+    # (応募者), unless most of the documents use it (「うちの会社の株価は」: 会社 says nothing of 株価).
+    *whose, head = words
+    if _mentioned(head, found):
+        return False
+    return not any(_mentioned(word, found) and not (common is not None and common(word)) for word in whose)
 
 
 def _mentioned(word: str, found: Callable[[str], bool]) -> bool:

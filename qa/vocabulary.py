@@ -37,7 +37,16 @@ import numpy as np
 
 from documents.embeddings import embed_queries
 from documents.selectors import written_in
-from documents.vocabulary import Word, analyse, boundaries, has_kanji, kanji_spellings, katakana, unvoiced
+from documents.vocabulary import (
+    Word,
+    analyse,
+    boundaries,
+    has_kanji,
+    kanji_spellings,
+    katakana,
+    unvoiced,
+    word_starts,
+)
 from documents.vocabulary_store import LiveVocabulary, live_vocabulary
 from qa.ambiguity import content_terms
 from ragportal.text import HIRAGANA, KATAKANA, fold, is_english
@@ -73,6 +82,18 @@ def question_words(text: str) -> list[Word]:
 def question_readings(text: str) -> list[str]:
     """The question's kana runs as katakana (けいひせいさんのしめきり → ケイヒセイサンノシメキリ): what reading matches look in."""
     return [katakana(run) for run in _KANA_RUN.findall(fold(text))]
+
+
+def used_by_most(word: str, version_ids: Sequence[int]) -> bool:
+    """Whether at least half of ``version_ids`` use ``word`` as a term: a word that says nothing of which topic."""
+    if not version_ids:
+        return False
+    vocabulary = live_vocabulary()
+    row = vocabulary.index.get(fold(word))
+    if row is None:
+        return False
+    users = np.unique(vocabulary.use_versions[vocabulary.use_terms == row])
+    return 2 * int(np.isin(users, np.asarray(list(version_ids), dtype=np.int64)).sum()) >= len(version_ids)
 
 
 def _visible_vocabulary(version_ids: Sequence[int]) -> tuple[LiveVocabulary, np.ndarray] | None:
@@ -367,7 +388,13 @@ def _by_kana(folded: str, by_reading: _Readings) -> list[TermMatch]:
     # Kana typed for a katakana word (せらぴー → セラピー) only in a question written in kana alone: among
     # kanji, a hiragana run is grammar (梅雨がないとされている: ないと is not ナイト).
     kana_only = not has_kanji(folded)
-    for written in _KANA_RUN.findall(folded):
+    # Among kanji, the analyser reads the kana in context, and a match starts where a word does that is not
+    # grammar: 「連れていきたい」 is 連れ|て|いき|たい, so ていき (て, a particle) is not 定期. Kana alone is
+    # read without that test: a question typed all in hiragana gives the analyser little context
+    # (はけん can come out as the particle は + けん).
+    starts = None if kana_only else word_starts(folded)
+    for found_run in _KANA_RUN.finditer(folded):
+        written, offset = found_run.group(), found_run.start()
         run, cuts = katakana(written), boundaries(written)
         i = 0
         while i <= len(run) - MIN_READING:
@@ -379,7 +406,7 @@ def _by_kana(folded: str, by_reading: _Readings) -> list[TermMatch]:
                 for n in range(min(MAX_READING, len(run) - i), MIN_READING - 1, -1)
                 if i + n in cuts or (kana_only and "ー" in run[i : i + n] and n >= _LOANWORD_MIN)
             ]
-            for size in sizes if i in cuts else ():
+            for size in sizes if i in cuts and (starts is None or offset + i in starts) else ():
                 term = by_reading.get(unvoiced(run[i : i + size]))
                 # Written as the documents write it: nothing to match. せらぴー is not セラピー as written.
                 if (

@@ -68,6 +68,27 @@ def test_a_table_without_header_cells_gets_an_empty_header_so_no_row_is_lost():
     assert out.strip().splitlines() == ["|  |  |", "| --- | --- |", "| 所定労働時間 | 8時間 |"]
 
 
+def test_a_table_written_sideways_with_row_headers_reads_one_record_per_row():
+    """Each row starts with its <th> and columns outnumber rows: one column per record, so it is turned."""
+    source = (
+        "<table>\n<caption>付与日数</caption>\n"
+        "<tr><th>勤続年数</th><td>6か月</td><td>1年6か月</td><td>4年6か月</td></tr>\n"
+        "<tr><th>付与日数</th><td>10日</td><td>11日</td><td>16日</td></tr>\n</table>\n"
+    )
+    assert markdown_without_html(source).strip().splitlines() == [
+        "付与日数",
+        "",
+        "| 勤続年数 | 付与日数 |",
+        "| --- | --- |",
+        "| 6か月 | 10日 |",
+        "| 1年6か月 | 11日 |",
+        "| 4年6か月 | 16日 |",
+    ]
+    # Named values down the side (more rows than columns) stay one per row.
+    named = "<table><tr><th>所定労働時間</th><td>8時間</td></tr><tr><th>休憩</th><td>60分</td></tr></table>"
+    assert markdown_without_html(named).strip().splitlines()[2:] == ["| 所定労働時間 | 8時間 |", "| 休憩 | 60分 |"]
+
+
 def test_html_in_a_pipe_table_cell_becomes_its_text():
     source = "| 区分 | 日数 |\n|---|---|\n| 慶弔<br>休暇 | <ul><li>結婚 5日</li><li>忌引 3日</li></ul> |"
     assert markdown_without_html(source).splitlines()[2] == "| 慶弔; 休暇 | 結婚 5日; 忌引 3日 |"

@@ -85,6 +85,17 @@ CASES = [
         (REASON_NO_CLOSE_SENTENCE, REASON_ASPECT_ONLY, REASON_GENERIC),
     ),
     (SHORT_JA, TIED, {"one_document": True}, 0.90, ANSWER, (REASON_ONE_DOCUMENT,)),
+    # No term at all, but a date asked for: which document it is about is the question to ask.
+    (
+        "何日前？",
+        LOOSE,
+        {"generic": True},
+        0.50,
+        ASK_BACK,
+        (REASON_NO_CLOSE_SENTENCE, REASON_ASPECT_ONLY, REASON_GENERIC),
+    ),
+    # No term and nothing asked for (a greeting): nothing to ask back about.
+    ("こんにちは", LOOSE, {"generic": True}, 0.50, NOT_FOUND, (REASON_NO_CLOSE_SENTENCE,)),
 ]
 
 

@@ -28,6 +28,15 @@ def test_the_subject_of_a_later_clause_counts() -> None:
     assert not unknown_subject("出張のとき、駐車場代は精算できる？", [TRAVEL])
 
 
+def test_the_subject_is_judged_by_its_head_and_the_specific_words_before_it() -> None:
+    # 「XのY」 asks about Y. X mentioned keeps the subject known (人事部 says which 退職金 is meant)...
+    assert not unknown_subject("人事部の退職金っていくらくらい？", [TRAVEL])
+    # ... unless most documents use X, which then says nothing of Y (「うちの会社の株価は」).
+    assert unknown_subject("うちの人事部の退職金っていくらくらい？", [TRAVEL], common=lambda word: word == "人事部")
+    assert unknown_subject("株価の退職金はいくら？", [TRAVEL])
+    assert not unknown_subject("退職後の駐車場代は精算できますか？", [TRAVEL], common=lambda word: True)
+
+
 def test_an_english_question_is_judged_by_its_glossary_words_found_in_the_documents() -> None:
     assert not unknown_subject("Can I claim parking fees?", [TRAVEL], expansions=["駐車場代"])
     assert unknown_subject("Is there a severance payment?", [TRAVEL], expansions=["退職金"])

@@ -141,6 +141,20 @@ def test_a_kana_word_inside_a_longer_one_is_not_written_apart(corpus, employee, 
     assert "1ヶ月以内" in answer_question(user=employee, text="けいひせいさんのきげんはいつまで").answer.answer_text
 
 
+def test_kana_after_a_verb_among_kanji_is_not_read_as_a_term(ingest, employee):
+    """「連れていきたい」 is 連れ|て|いき|たい: ていきた (a particle, then a verb) is not the term 定期代
+    (テイキダイ, compared without voicing), and the question is searched as typed."""
+    ingest(text="# 通勤\n\n## 通勤手当\n定期代は6ヶ月定期の額を支給します。\n", filename="commute.md")
+    ingest(text="# 食堂\n\n## 来客\n来客は来客用食券（1枚700円）で社員食堂を利用できます。\n", filename="cafeteria.md")
+
+    question = "取引先の人を社員食堂に連れていきたいんだけど、1人いくらかかる？"
+    result = search(user=employee, query=question)
+    assert "定期代" not in {m.term for m in result.vocabulary}
+    assert result.written_query == question
+    assert result.hits[0].filename == "cafeteria.md"
+    assert "700円" in answer_question(user=employee, text=question).answer.answer_text
+
+
 def test_an_everyday_abbreviation_reaches_the_documents_term(corpus, employee):
     result = search(user=employee, query="育休は子どもが何歳になるまで？")
     assert "育児休業" in [m.term for m in result.vocabulary]
@@ -258,6 +272,23 @@ def test_a_workplace_question_in_words_the_documents_never_use_is_not_found(corp
     answer = answer_question(user=employee, text=question).answer
     assert answer.response_type == Answer.ResponseType.NOT_FOUND, answer.answer_text
     assert answer.usage["decision"]["reasons"] == ["unknown_word"]
+
+
+def test_a_subject_whose_only_known_word_every_document_uses_is_not_found(ingest, employee):
+    """「うちの会社の株価は？」: 会社 is in every document and says nothing of 株価, which none mentions.
+    A subject whose word before the head names one document's topic stays answered."""
+    for name, text in (
+        ("commute.md", "# 通勤\n\n## 通勤手当\n会社は定期代を月30,000円まで支給します。\n"),
+        ("cafeteria.md", "# 食堂\n\n## 補助\n会社は社員食堂の食事1食につき200円を補助します。\n"),
+        ("pc.md", "# PC\n\n## 貸与\n会社は入社日にノートPCを1台貸与します。\n"),
+    ):
+        ingest(text=text, filename=name)
+
+    answer = answer_question(user=employee, text="うちの会社の株価って今いくらくらい？").answer
+    assert answer.response_type == Answer.ResponseType.NOT_FOUND, answer.answer_text
+    assert answer.usage["decision"]["reasons"] == ["unknown_subject"]
+    answered = answer_question(user=employee, text="社員食堂のお値段っていくらくらい？").answer
+    assert answered.response_type == Answer.ResponseType.ANSWER and "200円" in answered.answer_text
 
 
 def test_an_everyday_word_the_documents_do_not_use_still_finds_their_term(corpus, employee):
