@@ -136,18 +136,23 @@ def boundaries(text: str) -> set[int]:
 _GRAMMAR = frozenset({"助詞", "助動詞", "接尾辞"})
 
 
-def word_starts(text: str) -> set[int]:
-    """The offsets in ``text`` (folded, one line) where the analyser starts a word that is not grammar.
+def grammar_spans(text: str) -> tuple[set[int], set[int], set[int]]:
+    """Where ``text`` (folded, one line) has its words, read in context by the analyser.
 
-    In 「連れていきたい」 the analyser reads 連れ|て|いき|たい: 連れ and いき start words, て (a
-    particle) and たい (an auxiliary) do not.
+    Returns the offsets where a word starts that is not grammar, where any word
+    ends, and where a word of grammar (particle, auxiliary, suffix) starts. In
+    「連れていきたい」 the analyser reads 連れ|て|いき|たい: 連れ and いき start words,
+    て (a particle) and たい (an auxiliary) are grammar.
     """
-    starts, at = set(), 0
+    starts: set[int] = set()
+    ends: set[int] = set()
+    grammar: set[int] = set()
+    at = 0
     for m in _tokenizer().tokenize(text[:MAX_LINE_CHARS]):
-        if m.part_of_speech()[0] not in _GRAMMAR:
-            starts.add(at)
+        (grammar if m.part_of_speech()[0] in _GRAMMAR else starts).add(at)
         at += len(m.surface())
-    return starts
+        ends.add(at)
+    return starts, ends, grammar
 
 
 def analyse(text: str) -> list[Word]:

@@ -480,7 +480,7 @@ def unknown_subject(
     in_corpus: Callable[[str], bool] | None = None,
     common: Callable[[str], bool] | None = None,
 ) -> bool:
-    """Whether the head of ``query``'s subject (its last word), nor any expansion of it, is in nothing the user may read.
+    """Whether the head of ``query``'s subject (its last word) is in nothing the user may read, nor any expansion of it.
 
     「退職金はいくら？」 over documents that never say 退職金; 「ボーナスは？」 where neither
     ボーナス nor its glossary synonym 賞与 is anywhere the user may read. A word is

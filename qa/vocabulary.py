@@ -41,11 +41,11 @@ from documents.vocabulary import (
     Word,
     analyse,
     boundaries,
+    grammar_spans,
     has_kanji,
     kanji_spellings,
     katakana,
     unvoiced,
-    word_starts,
 )
 from documents.vocabulary_store import LiveVocabulary, live_vocabulary
 from qa.ambiguity import content_terms
@@ -135,6 +135,10 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
         w for w in _meaning_candidates(text, words, english) if w not in reached and not _used(w, vocabulary, df)
     ]
     matches += _by_meaning(unknown, vocabulary, df, folded)
+    # A word inside a longer one matched (こうしん inside けんこうしんだん, read as 健康診断) is not a word
+    # of the question: its term (更新) would widen the search to what was not asked.
+    words_matched = {m.word for m in matches}
+    matches = [m for m in matches if not any(m.word != other and m.word in other for other in words_matched)]
     seen: set[str] = set()
     kept = [m for m in matches if m.term not in seen and not seen.add(m.term)]  # type: ignore[func-returns-value]
     return kept[:MAX_EXPANSIONS]
@@ -388,11 +392,12 @@ def _by_kana(folded: str, by_reading: _Readings) -> list[TermMatch]:
     # Kana typed for a katakana word (せらぴー → セラピー) only in a question written in kana alone: among
     # kanji, a hiragana run is grammar (梅雨がないとされている: ないと is not ナイト).
     kana_only = not has_kanji(folded)
-    # Among kanji, the analyser reads the kana in context, and a match starts where a word does that is not
-    # grammar: 「連れていきたい」 is 連れ|て|いき|たい, so ていき (て, a particle) is not 定期. Kana alone is
-    # read without that test: a question typed all in hiragana gives the analyser little context
-    # (はけん can come out as the particle は + けん).
-    starts = None if kana_only else word_starts(folded)
+    # Among kanji, the analyser reads the kana in context, and a match covers whole words none of which is
+    # grammar: 「連れていきたい」 is 連れ|て|いき|たい, so ていき (て, a particle) is not 定期, and
+    # 「ワーケーションしたい」 is し|たい, so したい (たい, an auxiliary) is not 次第. Kana alone is read
+    # without that test: a question typed all in hiragana gives the analyser little context (はけん can
+    # come out as the particle は + けん).
+    context = None if kana_only else grammar_spans(folded)
     for found_run in _KANA_RUN.finditer(folded):
         written, offset = found_run.group(), found_run.start()
         run, cuts = katakana(written), boundaries(written)
@@ -406,7 +411,13 @@ def _by_kana(folded: str, by_reading: _Readings) -> list[TermMatch]:
                 for n in range(min(MAX_READING, len(run) - i), MIN_READING - 1, -1)
                 if i + n in cuts or (kana_only and "ー" in run[i : i + n] and n >= _LOANWORD_MIN)
             ]
-            for size in sizes if i in cuts and (starts is None or offset + i in starts) else ():
+            if context is not None:
+                starts, ends, grammar = context
+                at = offset + i
+                sizes = [
+                    n for n in sizes if at in starts and at + n in ends and not any(at < g < at + n for g in grammar)
+                ]
+            for size in sizes if i in cuts else ():
                 term = by_reading.get(unvoiced(run[i : i + size]))
                 # Written as the documents write it: nothing to match. せらぴー is not セラピー as written.
                 if (

@@ -135,7 +135,7 @@ def test_a_kana_word_inside_a_longer_one_is_not_written_apart(corpus, employee, 
     """With 生産 in the documents too, せいさん inside けいひせいさん still becomes 経費精算, not 経費生産."""
     ingest(text="# 工場\n\n## 生産計画\n生産は毎月の計画に沿って行います。\n", filename="factory.md")
     result = search(user=employee, query="けいひせいさんのきげんはいつまで")
-    assert "生産" in [m.term for m in result.vocabulary]
+    assert "生産" not in [m.term for m in result.vocabulary]  # nor searched for as a word of its own
     assert result.written_query == "経費精算の期限はいつまで"
     assert result.hits[0].filename == "expenses.md"
     assert "1ヶ月以内" in answer_question(user=employee, text="けいひせいさんのきげんはいつまで").answer.answer_text
@@ -153,6 +153,25 @@ def test_kana_after_a_verb_among_kanji_is_not_read_as_a_term(ingest, employee):
     assert result.written_query == question
     assert result.hits[0].filename == "cafeteria.md"
     assert "700円" in answer_question(user=employee, text=question).answer.answer_text
+
+    # したい is し (a verb) + たい (an auxiliary): not 次第 (シダイ), a word the documents use.
+    ingest(text="# 在宅\n\n## 勤務場所\n勤務場所は上長の判断次第で変更できます。\n", filename="remote.md")
+    question = "海外でワーケーションしたい。住所の変更は必要？"
+    result = search(user=employee, query=question)
+    assert "次第" not in {m.term for m in result.vocabulary}
+    assert result.written_query == question
+
+
+def test_a_kana_word_inside_a_longer_one_read_as_a_term_is_not_a_term_of_its_own(ingest, employee):
+    """こうしん inside けんこうしんだん: the question is about 健康診断, and 更新 is not searched for."""
+    ingest(text="# 健康\n\n## 健康診断\n健康診断の費用は会社が全額負担します。\n", filename="health.md")
+    ingest(text="# 契約\n\n## 更新\n雇用契約の更新は満了日の30日前までに通知します。\n", filename="contract.md")
+
+    result = search(user=employee, query="けんこうしんだんのひようはだれがはらうの？")
+    assert ("けんこうしんだん", "健康診断", "reading") in {(m.word, m.term, m.via) for m in result.vocabulary}
+    assert "更新" not in {m.term for m in result.vocabulary}
+    assert "更新" not in result.expanded_query
+    assert result.hits[0].filename == "health.md"
 
 
 def test_an_everyday_abbreviation_reaches_the_documents_term(corpus, employee):
