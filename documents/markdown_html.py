@@ -13,6 +13,8 @@ equivalent, so the rest of the pipeline treats it like Markdown written by hand:
   a cell merged over rows or columns (``rowspan``/``colspan``) is repeated in
   each row and column it covers, so every row reads whole under its header;
   several header rows merge per column; a table without ``<th>`` gets an empty header;
+  a table written sideways (each row led by its ``<th>``, more columns than rows:
+  勤続年数 | 6か月 | 1年6か月 …) is turned, one record per row under the row names;
 * ``<ul>``/``<ol>`` become ``-``/``1.`` items, ``<h1>``–``<h6>`` ATX headings,
   ``<pre>`` a code fence, and everything else its visible text, one block per line;
 * ``<details>``/``<summary>`` and other wrappers go, their content stays;
