@@ -104,7 +104,12 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"何年|なんねん"), frozenset({"year"})),
     (re.compile(r"何回|なんかい|\bhow (many times|often)\b"), frozenset({"times"})),
     (re.compile(r"いくら|何円|金額|\bhow much\b"), MONEY_UNITS),
-    (re.compile(r"何%|何パーセント|何割|なんパーセント|なんわり|\bwhat percent"), frozenset({"percent"})),
+    (
+        re.compile(
+            r"何%|何パーセント|何割|なんパーセント|なんわり|割合|比率|\bwhat (percent|percentage|share|proportion)\b"
+        ),
+        frozenset({"percent"}),
+    ),
     (re.compile(r"何人|何名|なんにん|なんめい|\bhow many (people|persons)\b"), frozenset({"person"})),
     (re.compile(r"何分|なんぷん"), frozenset({"minute"})),
     (re.compile(r"何週"), frozenset({"week"})),

@@ -203,3 +203,14 @@ def test_a_counter_question_is_answered_only_by_a_number_with_that_counter() -> 
 def test_a_question_typed_in_kana_asks_for_the_same_units(question: str, units: list[frozenset[str]]) -> None:
     assert asked_units(question) == units
     assert "quantity" in asked_types(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["S評価になる人の割合ってどれくらい？", "業績評価と行動評価の比率は？", "What share of staff get an S rating?"],
+)
+def test_a_question_about_a_proportion_is_answered_by_a_percentage(question: str) -> None:
+    """「割合はどれくらい？」 asks for a share: a sentence that merely names the topic is no answer."""
+    assert asked_units(question) == [frozenset({"percent"})]
+    assert "type" not in answer_fit(question, "評価ごとの分布の目安は、Sが5%、Aが20%とする。").failed
+    assert "type" in answer_fit(question, "昇給は、毎年4月1日付で、人事評価の結果に基づき行う。").failed
