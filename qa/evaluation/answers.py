@@ -117,7 +117,7 @@ def ask(query: Mapping[str, Any], *, user: User, documents: Mapping[str, str]) -
 
 
 def answers_summary(outcomes: list[Outcome]) -> dict[str, Any]:
-    """The share answered right, citing the gold document, per response type and confidence, and the latency."""
+    """The share answered right, citing the gold document, per response type and confidence, the latency, and each answer."""
     n = len(outcomes) or 1
     results = [o.result for o in outcomes]
     latencies = [r.latency_ms for r in results]
@@ -128,4 +128,5 @@ def answers_summary(outcomes: list[Outcome]) -> dict[str, Any]:
         "response_types": dict(Counter(r.response_type for r in results)),
         "answer_latency_ms": {"p50": percentile(latencies, 0.5), "p95": percentile(latencies, 0.95)},
         "reliability": reliability((r.confidence, r.correct) for r in results),
+        "results": [{**o.result.as_json(), "cites_gold": o.cites_gold} for o in outcomes],
     }

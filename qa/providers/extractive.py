@@ -651,9 +651,7 @@ class ExtractiveProvider:
             # its answer is what follows it: quoted after it, up to the next question or heading.
             chosen += _answer_after(candidates, best)[: limit - 1]
         elif limit > 1 and _needs_context(best.text, part.text):
-            previous = _previous_in_chunk(candidates, best)
-            if previous is not None:
-                chosen = [previous, best]
+            chosen = _with_context(candidates, best, limit)
         elif limit > 1 and (asked := _question_before(candidates, best)) is not None:
             # The answer to a document's own question is quoted under that question.
             chosen = [asked, best]
@@ -823,6 +821,29 @@ def _needs_context(sentence: str, question: str) -> bool:
     return novel / len(sentence_tokens) < 0.3
 
 
+def _with_context(candidates: list[_Candidate], best: _Candidate, limit: int) -> list[_Candidate]:
+    """``best`` (a sentence that cannot stand alone) with the sentences of its chunk that give it sense.
+
+    The one before it, and the one before that while each opens with a pronoun (「アイルランドの
+    建築家協会は…。同法は…。同グループは…ロビー活動もしている。」: 同グループ is the first
+    sentence's subject). Without a sentence before it (the first of its chunk restating the
+    question), the one after it, which goes on about what it names.
+    """
+    chosen = [best]
+    while len(chosen) < limit:
+        previous = _previous_in_chunk(candidates, chosen[0])
+        if previous is None:
+            break
+        chosen.insert(0, previous)
+        if not _CONTEXT_OPENERS.match(fold(previous.text)):
+            break
+    if len(chosen) == 1:
+        following = _next_in_chunk(candidates, best)
+        if following is not None and not following.heading:
+            chosen.append(following)
+    return chosen
+
+
 def _fact_carrier(
     candidates: list[_Candidate], chosen: list[_Candidate], facts: list[str], units: list[frozenset[str]]
 ) -> _Candidate | None:
@@ -908,6 +929,12 @@ def _question_before(candidates: list[_Candidate], sentence: _Candidate) -> _Can
     """The document's own question just before ``sentence`` in its chunk (past fragments with no words), if any."""
     previous = _previous_in_chunk(candidates, sentence, worded=True)
     return previous if previous is not None and _is_question(previous.text) else None
+
+
+def _next_in_chunk(candidates: list[_Candidate], sentence: _Candidate) -> _Candidate | None:
+    """The sentence just after ``sentence`` in its chunk, if any."""
+    after = [c for c in candidates if c.chunk_index == sentence.chunk_index and c.start >= sentence.end]
+    return min(after, key=lambda c: c.start, default=None)
 
 
 def _previous_in_chunk(

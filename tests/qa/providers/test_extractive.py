@@ -145,6 +145,26 @@ def test_pronoun_sentence_brings_its_antecedent():
     assert _spans(answer) == [(0, 0, 19), (0, 19, 36)]
 
 
+def test_a_chain_of_pronouns_is_followed_back_to_the_sentence_that_names_its_subject():
+    """「同組合は…」 after 「同組合は…」: the first 同組合 is named only in the sentence before both."""
+    text = (
+        "AOBA労働組合は、2010年に設立された社員の組合である。"
+        "同組合は、毎年春に賃金交渉を行う。"
+        "同組合は、在宅勤務手当の拡充を会社に求める活動もしている。"
+    )
+    chunk = make_chunk(0, text, "union.md", "労働組合")
+    answer = ExtractiveProvider().generate("在宅勤務手当の拡充を会社に求めているのは何という組合？", [chunk])
+    assert answer.text.startswith("AOBA労働組合は、")
+    assert "在宅勤務手当の拡充" in answer.text
+
+
+def test_a_first_sentence_that_only_restates_the_question_is_quoted_with_the_next_one():
+    """Nothing before it says more, so the sentence after it does: 「広報部所属。」 then what the person is."""
+    chunk = make_chunk(0, "広報部所属。2021年4月より社内報の編集長。", "people.md", "山田")
+    answer = ExtractiveProvider().generate("広報部所属の人は何をしている？", [chunk])
+    assert "社内報の編集長" in answer.text
+
+
 def test_question_language_detection_keeps_japanese_with_latin_words(policy_chunks):
     answer = ExtractiveProvider().generate("VPNの社員食堂メニューは？", policy_chunks)
     assert answer.text == ABSTAIN_JA
