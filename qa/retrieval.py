@@ -77,8 +77,12 @@ class SearchResult:
     # The documents' terms the question's words reached by spelling, reading or meaning (qa.vocabulary).
     vocabulary: list[TermMatch] = field(default_factory=list)
     # The question with its kana and variant spellings written as the documents write them
-    # (qa.vocabulary.written_as_documents): what the off-topic check compares with sentences.
+    # (qa.vocabulary.written_as_documents).
     written_query: str = ""
+    # ``written_query`` with its everyday words written as the documents' terms too (レシート → 領収書,
+    # qa.everyday): what the off-topic check compares with sentences. Only that: quoted and judged,
+    # the question keeps the employee's words (a listed translation earns no 高 by itself).
+    written_in_terms: str = ""
     # The terms the question names, its kana read as the documents write it (_terms_as_written).
     terms: tuple[str, ...] = ()
 
@@ -184,6 +188,10 @@ def search(
         unknown_words=[w.surface for w in unknown if not w.proper],
         vocabulary=found.matches,
         written_query=found.written,
+        # Not an English question's: one Japanese word among English ones only moves which sentence is quoted.
+        written_in_terms=found.written
+        if question.english
+        else written_as_documents(found.written, [m for m in found.matches if m.via == "everyday"]),
         terms=terms,
     )
 
@@ -245,15 +253,18 @@ def _unknown_words(question: Question, found: _Retrieved) -> list[Word]:
 
     A word reached only by meaning is still unknown: nearness in meaning is a guess
     (「居酒屋」 is near some term of any handbook about meals), while spelling, reading,
-    abbreviation and the glossary say the word is one the documents use.
+    abbreviation, an everyday word's listed term and the glossary say the word is one the documents use.
     """
     folded = fold(question.spelled)
     fired = [fold(term) for term, _ in dictionary_rules() if term and fold(term) in folded]
     reached = {m.word for m in found.matches if m.via != "meaning"}
+    # An everyday word reaches the compound it heads: 給料 → 賃金 makes 給料日 known.
+    heads = [m.word for m in found.matches if m.via == "everyday"]
     return [
         w
         for w in unknown_words(question.spelled, version_ids=found.version_ids, reached=reached)
         if not any(term in w.surface or w.surface in term for term in fired)
+        and not any(w.surface.startswith(head) for head in heads)
     ]
 
 
@@ -330,17 +341,19 @@ def _retrieve(
     matches = (
         vocabulary_matches(query, version_ids=version_ids, english=english) if settings.RAG_VOCABULARY_EXPANSION else []
     )
-    written = written_as_documents(query, matches)
+    # An everyday word stays as typed in what is searched: its terms are added to it below.
+    written = written_as_documents(query, [m for m in matches if m.via != "everyday"])
     expansion = expand(written, rules=dictionary_rules(), llm=llm)
-    expansion = expand_with_terms(expansion, [m.term for m in matches if m.via != "meaning"])
+    expansion = expand_with_terms(expansion, [m.term for m in matches if m.via not in ("meaning", "everyday")])
     sure_query = expansion.expanded_query
+    expansion = expand_with_terms(expansion, [m.term for m in matches if m.via == "everyday"])
     # A match by meaning is a guess (株価 → 資産): it helps find passages but is not taken as what was asked.
     expansion = expand_with_terms(expansion, [m.term for m in matches if m.via == "meaning"], keywords=False)
     timings = {"expansion": (time.perf_counter() - t0) * 1000}
     english = is_english(query) if english is None else english
     # An English question is matched to Japanese passages by the multilingual model reading it whole; a guess
-    # per word (yearly → 年間, lose → 削除) blurs that reading, so its dense half embeds the question with
-    # only its certain spellings (hotel → ホテル). Its keyword half reads the English words, which Japanese
+    # per word (yearly → 年間, lose → 削除) blurs that reading, and so does a listed translation (hotel →
+    # 宿泊施設), so its dense half embeds the question with only its certain spellings (hotel → ホテル). Its keyword half reads the English words, which Japanese
     # documents carry only incidentally (a screen's label, an English page): it adds candidates, the dense
     # half orders them.
     result = live_engine(meaning=meaning).search(
@@ -543,7 +556,9 @@ def evidence_for(question: Question, result: SearchResult, *, one_document: bool
         one_document=one_document,
         names_something=question.english and names_something_retrieved(question, hits, result.added_keywords),
         # Kana and variant spellings as the documents write them: けいひせいさん reads like 経費精算 there.
-        best_sentence=lambda: best_sentence_similarity(result.written_query or question.text, hits),
+        best_sentence=lambda: best_sentence_similarity(
+            result.written_in_terms or result.written_query or question.text, hits
+        ),
     )
 
 

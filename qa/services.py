@@ -212,6 +212,8 @@ def _as_written(searched: Question, result: SearchResult) -> Question:
 
     Kana and variant spellings are written as the documents write them (qa.vocabulary):
     the extractive provider looks for 経費精算 where the employee typed けいひせいさん.
+    Everyday words stay as typed (qa.everyday): their terms reach the provider as
+    expansion terms, and a listed translation alone never makes an answer 高.
     The language stays the asker's: an English question with one word written in
     katakana is still judged as English (never 高 on terms it cannot check).
     """

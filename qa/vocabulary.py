@@ -18,7 +18,11 @@ word reaches one, tried in this order:
   (育休 in 育児休業: Japanese abbreviations are made so) is taken when it is
   among the word's :data:`ABBREVIATION_RANK` nearest terms.
 
-Matches by spelling, reading and abbreviation are taken as what the question
+Beyond the documents, one general list: **everyday** words and the terms rule books
+write for them (qa.everyday: 残業代 → 割増賃金, payday → 支払日), taken only where the
+documents use the term and not the everyday word (:func:`_by_everyday`).
+
+Matches by spelling, reading, abbreviation and everyday word are taken as what the question
 says (qa.retrieval reports them as added keywords); a match by meaning alone is
 a guess (株価 → 資産 in a corpus without 株価) and is only searched for.
 
@@ -34,6 +38,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
+from django.conf import settings
 
 from documents.embeddings import embed_queries
 from documents.selectors import written_in
@@ -48,14 +53,18 @@ from documents.vocabulary import (
     unvoiced,
 )
 from documents.vocabulary_store import LiveVocabulary, live_vocabulary
+from qa.everyday import everyday_words
+from qa.expansion import dictionary_rules
 from qa.ambiguity import content_terms
 from ragportal.text import HIRAGANA, KATAKANA, fold, is_english
 from ragportal.words import ENGLISH_STOP_WORDS
 
-Via = Literal["spelling", "reading", "abbreviation", "meaning"]
+Via = Literal["spelling", "reading", "abbreviation", "everyday", "meaning"]
 # A term's reading must be this long (kana) to be recognised in kana input: shorter ones collide by chance.
 MIN_READING = 3
 MAX_READING = 16
+# An everyday word reaches at most this many of its listed terms (the first the documents use).
+EVERYDAY_TERMS = 2
 # How far above a word's mean similarity to the vocabulary (in standard deviations) a term must be.
 MEANING_MIN_Z = 4.0
 # A term the word abbreviates is taken when it is among the word's this many nearest terms.
@@ -130,9 +139,15 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
         + _by_word_reading(words, by_reading, vocabulary, df, latin=_Readings(vocabulary, as_words))
         + _by_kanji_spelling(text, lambda written: written_in(written, version_ids, starting_a_word=has_kanji(written)))
     )
+    if settings.RAG_EVERYDAY_WORDS:
+        everyday = _by_everyday(folded, english, vocabulary, df, version_ids=version_ids)
+        matches += [m for m in everyday if all(m.word not in other.word for other in matches)]
     reached = {m.word for m in matches}
+    said = [m.word for m in matches if m.via == "everyday"]
     unknown = [
-        w for w in _meaning_candidates(text, words, english) if w not in reached and not _used(w, vocabulary, df)
+        w
+        for w in _meaning_candidates(text, words, english)
+        if w not in reached and not _used(w, vocabulary, df) and not any(word in w for word in said)
     ]
     matches += _by_meaning(unknown, vocabulary, df, folded)
     # A word inside a longer one matched (こうしん inside けんこうしんだん, read as 健康診断) is not a word
@@ -142,6 +157,37 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
     seen: set[str] = set()
     kept = [m for m in matches if m.term not in seen and not seen.add(m.term)]  # type: ignore[func-returns-value]
     return kept[:MAX_EXPANSIONS]
+
+
+def _by_everyday(
+    folded: str, english: bool, vocabulary: LiveVocabulary, df: np.ndarray, *, version_ids: Sequence[int]
+) -> list[TermMatch]:
+    """Terms that rule books write for the question's everyday words (qa.everyday: 残業代 → 時間外労働, payday → 支払日).
+
+    Taken only where the documents do not use the everyday word itself and do use the
+    term: as a term of their vocabulary, or written in their text as a word of its own.
+    At most :data:`EVERYDAY_TERMS` per word, in the list's order (the usual term first).
+    A word the company's glossary lists is left to the glossary.
+    """
+    starts = set() if english else boundaries(folded)
+    # The company's glossary decides for the words it lists (a reviewer's pair replaces the general one).
+    own = {fold(term) for term, _ in dictionary_rules()}
+    found: list[TermMatch] = []
+    spans: list[tuple[int, int]] = []
+    for word, terms, at in everyday_words(folded, english=english, starts=starts):
+        # Longest first: 給料日 that reached a term leaves 給料 inside it alone; one that reached none does not.
+        if word in own or _used(word, vocabulary, df) or any(a <= at and at + len(word) <= b for a, b in spans):
+            continue
+        used = [
+            term
+            for term in terms
+            if fold(term) not in folded
+            and (_used(term, vocabulary, df) or written_in(term, version_ids, starting_a_word=has_kanji(term)))
+        ][:EVERYDAY_TERMS]
+        if used:
+            spans.append((at, at + len(word)))
+            found += [TermMatch(word=word, term=term, via="everyday") for term in used]
+    return found
 
 
 def _by_kanji_spelling(text: str, writes: Callable[[str], bool]) -> list[TermMatch]:
@@ -317,10 +363,14 @@ def written_as_documents(text: str, matches: Sequence[TermMatch]) -> str:
     「けいひせいさんのきげん」 → 「経費精算のきげん」: what is embedded and compared with
     sentences, since a vector of kana input is far from the kanji it stands for.
     Matches by abbreviation or meaning are not written in: the word may say more than the term.
+    An everyday word's match (qa.everyday) is written in as its first term; retrieval passes none,
+    the answering service passes them to judge an answer in the documents' words.
     The longest word is written first, and a word inside one already written is not written
     again: 「けいひせいさん」 becomes 経費精算 whole, not 「けいひ」 + せいさん read as 生産.
     """
-    rewritten = sorted((m for m in matches if m.via in ("reading", "spelling")), key=lambda m: -len(m.word))
+    firsts = {m.word: m for m in reversed([m for m in matches if m.via == "everyday"])}
+    written_in_ = [m for m in matches if m.via in ("reading", "spelling")] + list(firsts.values())
+    rewritten = sorted(written_in_, key=lambda m: -len(m.word))
     written = text if all(m.word in text for m in rewritten) else fold(text)
     pieces = [written]  # as typed and as written, alternately: only the typed pieces are read again
     for m in rewritten:

