@@ -188,12 +188,19 @@ def search(
         unknown_words=[w.surface for w in unknown if not w.proper],
         vocabulary=found.matches,
         written_query=found.written,
-        # Not an English question's: one Japanese word among English ones only moves which sentence is quoted.
-        written_in_terms=found.written
-        if question.english
-        else written_as_documents(found.written, [m for m in found.matches if m.via == "everyday"]),
+        written_in_terms=_written_in_terms(question, found),
         terms=terms,
     )
+
+
+def _written_in_terms(question: Question, found: _Retrieved) -> str:
+    """The question as written (``found.written``) with its everyday words as the documents' terms (qa.everyday).
+
+    Not an English question's: one Japanese word among English ones only moves which sentence is quoted.
+    """
+    if question.english:
+        return found.written
+    return written_as_documents(found.written, [m for m in found.matches if m.via == "everyday"])
 
 
 # Chunks of the best document added when none of its hits states the quantity asked for.

@@ -7,7 +7,7 @@ import pytest
 from qa.services import answer_question
 from tests.browser.conftest import screenshot
 from tests.documents.conftest import TRAVEL_MD, ingest
-from tests.review.test_teaching import ANSWER_WORDS, PAY_MD, QUESTION
+from tests.review.test_teaching import ANSWER_WORDS, PAY_MD, QUESTION, no_everyday_lists  # noqa: F401 - autouse fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 

