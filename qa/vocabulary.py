@@ -363,14 +363,14 @@ def written_as_documents(text: str, matches: Sequence[TermMatch]) -> str:
     「けいひせいさんのきげん」 → 「経費精算のきげん」: what is embedded and compared with
     sentences, since a vector of kana input is far from the kanji it stands for.
     Matches by abbreviation or meaning are not written in: the word may say more than the term.
-    An everyday word's match (qa.everyday) is written in as its first term; retrieval passes none,
-    the answering service passes them to judge an answer in the documents' words.
+    An everyday word's match (qa.everyday) is written in as its first term: retrieval passes
+    them only for the text the off-topic check compares (``SearchResult.written_in_terms``).
     The longest word is written first, and a word inside one already written is not written
     again: 「けいひせいさん」 becomes 経費精算 whole, not 「けいひ」 + せいさん read as 生産.
     """
     firsts = {m.word: m for m in reversed([m for m in matches if m.via == "everyday"])}
-    written_in_ = [m for m in matches if m.via in ("reading", "spelling")] + list(firsts.values())
-    rewritten = sorted(written_in_, key=lambda m: -len(m.word))
+    to_write = [m for m in matches if m.via in ("reading", "spelling")] + list(firsts.values())
+    rewritten = sorted(to_write, key=lambda m: -len(m.word))
     written = text if all(m.word in text for m in rewritten) else fold(text)
     pieces = [written]  # as typed and as written, alternately: only the typed pieces are read again
     for m in rewritten:
