@@ -14,7 +14,7 @@ from django.core.management import call_command
 from documents import embeddings, indexing
 from documents.models import Document
 from documents.progress import ImportProgress
-from documents.services import document_ingest
+from documents.services import document_ingest, sentence_vectors_pending
 from qa.retrieval import search
 
 pytestmark = pytest.mark.django_db
@@ -171,3 +171,22 @@ def test_the_same_file_name_in_another_folder_is_another_document_and_a_bad_fold
     assert document.filename == "benefits/_index.md" and document.title == "福利"
     assert document.status == Document.Status.READY
     assert document.live_version.file.name.endswith("/_index.md")
+
+
+def test_an_import_says_how_many_sentences_wait_or_embeds_them_with_sentences(owner, tree, settings):
+    """Without a worker the first questions after an import would embed their chunks' sentences (seconds each)."""
+    settings.RAG_SENTENCE_VECTORS_AFTER_INDEXING = False  # no worker embeds them behind the import
+    # (calibration would embed those of the chunks its pseudo-questions retrieve: here, all of them)
+    output = run("import_documents", str(tree), "--owner", "owner", "--no-calibrate")
+
+    waiting = sentence_vectors_pending().count()
+    assert waiting > 0
+    assert f"{waiting} chunk(s) have no sentence vectors yet: run manage.py embed_sentences" in output
+
+    (tree / "guide.md").write_text("# 利用ガイド\nポータルの使い方。質問は右上から。\n", encoding="utf-8")
+    output = run("import_documents", str(tree), "--owner", "owner", "--sentences")
+
+    assert "1 updated" in output
+    assert sentence_vectors_pending().count() == 0
+    assert "have no sentence vectors yet" not in output
+    assert "sentence vectors:" in output  # embed_sentences' own report

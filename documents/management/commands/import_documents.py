@@ -11,6 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from documents.importing import import_directory
+from documents.services import sentence_vectors_pending
 from documents.progress import ImportProgress
 
 
@@ -35,6 +36,12 @@ class Command(BaseCommand):
             action="store_true",
             help="hand each file to the indexing workers (manage.py index_worker, as many as you run) "
             "instead of indexing here, and wait until they are done",
+        )
+        parser.add_argument(
+            "--sentences",
+            action="store_true",
+            help="embed the imported chunks' sentences before finishing (manage.py embed_sentences), so the first "
+            "questions do not wait for them; a running index_worker does it in the background instead",
         )
         parser.add_argument(
             "--no-calibrate",
@@ -76,11 +83,34 @@ class Command(BaseCommand):
             + (f"{len(report.resumed)} resumed, " if report.resumed else "")
             + f"{len(report.failed)} failed"
         )
+        if options["sentences"] and not options["queue"]:
+            call_command("embed_sentences", stdout=self.stdout, stderr=self.stderr)
         if not options["no_calibrate"] and (report.created or report.updated or report.resumed):
             # The confidence thresholds are measured on the documents just made live (qa.calibration).
             call_command("calibrate", if_stale=True, stdout=self.stdout, stderr=self.stderr)
+        if not options["sentences"] and not options["queue"]:
+            self._sentences_waiting()
         if report.failed:
             raise CommandError(f"{len(report.failed)} file(s) could not be imported")
+
+    def _sentences_waiting(self) -> None:
+        """How many live chunks' sentences are not embedded yet, and how to embed them.
+
+        Without a worker they are embedded the first time a question retrieves their chunk,
+        which makes the first questions after an import take seconds.
+        """
+        pending = sentence_vectors_pending().count()
+        if not pending:
+            return
+        worker = (
+            "a running index_worker embeds them in the background; without one, "
+            if settings.RAG_SENTENCE_VECTORS_AFTER_INDEXING
+            else ""
+        )
+        self._say(
+            f"{pending} chunk(s) have no sentence vectors yet: {worker}run manage.py embed_sentences "
+            "(or import with --sentences), or the first questions that retrieve them will take seconds"
+        )
 
     def _include(self, directory: Path, values: Iterable[object] | None) -> list[str]:
         """The ``--include`` folders, each checked to be a folder inside DIR."""
