@@ -786,6 +786,8 @@ class ExtractiveProvider:
         return chosen
 
 
+# A sentence opening with a demonstrative refers back to the one before it (「…も存在する。これを…と呼ぶ。」).
+_PRONOUN_OPENERS = re.compile(r"^(これ|それ|この|その|こう|そう)")
 _CONTEXT_OPENERS = re.compile(r"^(これ|それ|あれ|この|その|あの|同|こう|そう|彼|彼女|また、|なお、|しかし|ただし|一方)")
 
 
@@ -827,21 +829,26 @@ def _with_context(candidates: list[_Candidate], best: _Candidate, limit: int) ->
     The one before it, and the one before that while each opens with a pronoun (「アイルランドの
     建築家協会は…。同法は…。同グループは…ロビー活動もしている。」: 同グループ is the first
     sentence's subject). Without a sentence before it (the first of its chunk restating the
-    question), the one after it, which goes on about what it names.
+    question), the one after it, which goes on about what it names. A sentence after it that
+    points back to it (「…も存在する。これを自由リズムと呼ぶ。」) is kept whatever comes before:
+    it says what ``best`` only describes, so the chain before leaves it a place.
     """
+    following = _next_in_chunk(candidates, best)
+    if following is not None and (following.heading or not _PRONOUN_OPENERS.match(fold(following.text))):
+        following = None
+    room = limit - (following is not None)
     chosen = [best]
-    while len(chosen) < limit:
+    while len(chosen) < room:
         previous = _previous_in_chunk(candidates, chosen[0])
         if previous is None:
             break
         chosen.insert(0, previous)
         if not _CONTEXT_OPENERS.match(fold(previous.text)):
             break
-    if len(chosen) == 1:
+    if following is None and len(chosen) == 1:
         following = _next_in_chunk(candidates, best)
-        if following is not None and not following.heading:
-            chosen.append(following)
-    return chosen
+        following = None if following is not None and following.heading else following
+    return chosen if following is None else [*chosen, following]
 
 
 def _fact_carrier(

@@ -165,6 +165,24 @@ def test_a_first_sentence_that_only_restates_the_question_is_quoted_with_the_nex
     assert "社内報の編集長" in answer.text
 
 
+def test_a_sentence_that_names_what_the_best_one_describes_is_kept_after_its_context():
+    """「…働き方もある。これを…と呼ぶ。」: the sentence after, pointing back, holds the name asked for.
+
+    The context before the best sentence (its own chain of 「この場合」 and 「また」) leaves it room.
+    """
+    text = (
+        "当社の勤務時間は部署ごとに定める。"
+        "この場合、始業と終業の時刻は就業規則に書く。"
+        "また、始業時刻を決めない働き方もある。"
+        "これをフレックスタイム制と呼ぶ。"
+    )
+    chunk = make_chunk(0, text, "work_hours.md", "勤務時間")
+    answer = ExtractiveProvider().generate("始業時刻を決めない働き方は何と呼ばれますか？", [chunk])
+    texts = [b.text.strip() for b in answer.blocks]
+    assert "また、始業時刻を決めない働き方もある。" in texts
+    assert texts[-1] == "これをフレックスタイム制と呼ぶ。"
+
+
 def test_question_language_detection_keeps_japanese_with_latin_words(policy_chunks):
     answer = ExtractiveProvider().generate("VPNの社員食堂メニューは？", policy_chunks)
     assert answer.text == ABSTAIN_JA
