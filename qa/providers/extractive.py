@@ -787,8 +787,14 @@ class ExtractiveProvider:
 
 
 # A sentence opening with a demonstrative refers back to the one before it (「…も存在する。これを…と呼ぶ。」).
-_PRONOUN_OPENERS = re.compile(r"^(これ|それ|この|その|こう|そう)")
-_CONTEXT_OPENERS = re.compile(r"^(これ|それ|あれ|この|その|あの|同|こう|そう|彼|彼女|また、|なお、|しかし|ただし|一方)")
+_DEMONSTRATIVES = ("これ", "それ", "この", "その", "こう", "そう")
+_POINTS_BACK = re.compile("^(" + "|".join(_DEMONSTRATIVES) + ")")
+# A sentence opening with any of these needs the one before it to make sense.
+_CONTEXT_OPENERS = re.compile(
+    "^("
+    + "|".join((*_DEMONSTRATIVES, "あれ", "あの", "同", "彼", "彼女", "また、", "なお、", "しかし", "ただし", "一方"))
+    + ")"
+)
 
 
 def _quoted_blocks(chosen: Sequence[_Candidate], *, english: bool) -> list[AnswerBlock]:
@@ -834,21 +840,20 @@ def _with_context(candidates: list[_Candidate], best: _Candidate, limit: int) ->
     it says what ``best`` only describes, so the chain before leaves it a place.
     """
     following = _next_in_chunk(candidates, best)
-    if following is not None and (following.heading or not _PRONOUN_OPENERS.match(fold(following.text))):
+    if following is not None and following.heading:
         following = None
-    room = limit - (following is not None)
+    points_back = following is not None and _POINTS_BACK.match(fold(following.text)) is not None
     chosen = [best]
-    while len(chosen) < room:
+    while len(chosen) < limit - points_back:
         previous = _previous_in_chunk(candidates, chosen[0])
         if previous is None:
             break
         chosen.insert(0, previous)
         if not _CONTEXT_OPENERS.match(fold(previous.text)):
             break
-    if following is None and len(chosen) == 1:
-        following = _next_in_chunk(candidates, best)
-        following = None if following is not None and following.heading else following
-    return chosen if following is None else [*chosen, following]
+    if following is not None and (points_back or len(chosen) == 1):
+        chosen.append(following)
+    return chosen
 
 
 def _fact_carrier(

@@ -11,8 +11,8 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from documents.importing import import_directory
-from documents.services import sentence_vectors_pending
 from documents.progress import ImportProgress
+from documents.services import sentence_vectors_pending
 
 
 class Command(BaseCommand):
