@@ -156,8 +156,11 @@ _TAIL_MARKS = _TERMINATORS | frozenset("…‥")
 _SCAN_RE = re.compile("[.。！？!?．" + re.escape("".join(_PAIRS) + "".join(_PAIRS.values())) + "]")
 _ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "mr", "mrs", "ms", "dr", "vs", "no", "p", "pp", "fig"})
 # Line decoration that is not part of the sentence: Markdown headings, bullets,
-# numbered items ("1. ", "(2) ", "３．"), circled numbers.
-_LINE_MARKER_RE = re.compile(r"(?:#{1,6}\s+|[-*+・•●■□◆◇○]\s*|\(?\d{1,3}(?:[.)](?:\s+|$)|[．）](?!\d)\s*)|[①-⑳]\s*)")
+# numbered items ("1. ", "(2) ", "３．"), circled numbers. A Markdown bullet (-, *, +) is
+# followed by a space: 「**休職:** …」 opens with bold, not with a bullet.
+_LINE_MARKER_RE = re.compile(
+    r"(?:#{1,6}\s+|[-*+](?:\s+|$)|[・•●■□◆◇○]\s*|\(?\d{1,3}(?:[.)](?:\s+|$)|[．）](?!\d)\s*)|[①-⑳]\s*)"
+)
 _HEADING_RE = re.compile(r"#{1,6}\s")
 # A bracket group right after a sentence end that is a citation belongs to that sentence:
 # "…付与されます。(attendance.md)" or "…です。[1]".

@@ -186,6 +186,17 @@ def test_list_markers_are_kept_by_default_and_stripped_on_request() -> None:
     assert [s.heading for s in split_sentences(text)] == [True, True, False, False, False, False, False]
 
 
+def test_a_line_that_opens_with_bold_keeps_its_asterisks_when_markers_are_stripped() -> None:
+    # Handbooks write definitions as bold labels; read as a bullet, 「**」 lost one 「*」 and the
+    # quote showed 「*自然災害休暇:** …」, which no Markdown renders as bold.
+    text = "**自然災害休暇:** 最大14日間の有給休暇\n* 箇条書きの項目\n-10%の割引"
+    assert sentences(text, strip_markers=True) == [
+        "**自然災害休暇:** 最大14日間の有給休暇",
+        "箇条書きの項目",
+        "-10%の割引",
+    ]
+
+
 def test_spans_are_offsets_into_the_original_text_and_say_how_they_ended() -> None:
     text = "  有給は10日です。\n申請は3日前 "
     spans = split_sentences(text)
