@@ -83,11 +83,28 @@ def _clean_placeholders(text: str) -> str:
     return _PLACEHOLDERS.sub("", text or "")
 
 
+# A link that leads somewhere from the portal: a full address, a mail address, or a footnote of the answer.
+_FOLLOWABLE = re.compile(r"(?:https?://|mailto:|#fn-)", re.IGNORECASE)
+
+
+def _followable_href(tag: str, attribute: str, value: str) -> str | None:
+    """An ``<a>``'s ``href`` only when it can be followed from the portal's pages.
+
+    A document's relative link (「[休業ポリシー](/handbook/people-policies/)」, ``../x.md``,
+    ``#section``) points into the site the document came from; on the portal it
+    would open one of the portal's own addresses, a page not found. Its words stay, as text.
+    """
+    if tag == "a" and attribute == "href" and not _FOLLOWABLE.match(value):
+        return None
+    return value
+
+
 def _sanitise(html: str) -> str:
     return nh3.clean(
         html,
         tags=_ALLOWED_TAGS,
         attributes={"a": {"href"}},
+        attribute_filter=_followable_href,
         allowed_classes={"mark": {"unsupported"}, "sup": {"fnref"}},
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer nofollow",

@@ -127,6 +127,21 @@ def test_safe_links_keep_working_with_rel_noopener():
     assert "noopener" in html
 
 
+def test_a_documents_relative_links_are_shown_as_text_not_as_links_into_the_portal(employee):
+    # A handbook links its own pages by path; followed from the portal they open a page not found.
+    quoted = (
+        "[休業ポリシー](/handbook/people-policies/leave/)と[手順](../relocation.md)、[上記](#considerations)を参照。"
+    )
+    answer = make_answer(employee, blocks=[{"text": quoted, "citations": [1]}])
+    html = str(render_answer_html(answer))
+    soup = BeautifulSoup(html, "html.parser")
+    assert "休業ポリシーと手順、上記を参照。" in soup.get_text()
+    hrefs = [a["href"] for a in soup.find_all("a", href=True)]
+    # Only the answer's own footnote marker is a link; the address keeps working beside it.
+    assert hrefs == [f"#fn-{answer.pk}-1"]
+    assert 'href="https://intra.example/p"' in str(render_markdown("[規程](https://intra.example/p)"))
+
+
 def test_replaced_text_is_shown_without_markers_and_styled_as_abstention(employee):
     answer = make_answer(
         employee,
