@@ -6,9 +6,13 @@ lines (TOML), whose ``title`` is the page's title; its body calls shortcodes,
 ``{{% alert %}}`` and ``{{< youtube id >}}``, which are templating, not prose.
 
 :func:`markdown_page` returns the text a reader sees: front matter out, every
-shortcode tag out, and the text between a paired shortcode's tags
+shortcode tag and heading attribute block (below) out, and the text between a paired shortcode's tags
 (``{{% alert %}}text{{% /alert %}}``) kept. The title comes back separately so
 the caller can name the document by it.
+
+:func:`heading_title` drops the attribute block these generators let a heading end with
+(``## 休暇 {#leave}``, kramdown's ``{: #leave}``, Pandoc's ``{#leave .unnumbered}``): it
+sets the anchor's id, and is no more part of the heading's words than a shortcode is of the text.
 """
 
 from __future__ import annotations
@@ -27,6 +31,11 @@ _FENCES = {"---": ("---", "..."), "+++": ("+++",)}
 # One shortcode tag, opening or closing, on one line or across a few. Bounded so that
 # an unclosed "{{%" costs a short scan, not one to the end of the page.
 _SHORTCODE = re.compile(r"\{\{[<%].{0,2000}?[%>]\}\}", re.DOTALL)
+# A heading's trailing attribute block: an id (#x) or class (.x), kramdown's colon first.
+_ATTRIBUTES = r"[ \t]*\{:?[ \t]*[#.][^{}\n]{0,200}\}[ \t]*$"
+_HEADING_ATTRIBUTES = re.compile(_ATTRIBUTES)
+# The same block ending an ATX heading line (「## 休暇 {#leave}」) of the page's text.
+_ATX_HEADING_ATTRIBUTES = re.compile(r"^([ ]{0,3}#{1,6}[ \t].*?)" + _ATTRIBUTES, re.MULTILINE)
 _TITLE_LINE = re.compile(r"""^title\s*[:=]\s*(?P<value>.*?)\s*$""", re.MULTILINE)
 
 
@@ -39,7 +48,7 @@ class MarkdownPage:
 
 
 def markdown_page(source: str) -> MarkdownPage:
-    """Split front matter off ``source`` (LF newlines) and drop its shortcode tags.
+    """Split front matter off ``source`` (LF newlines) and drop its shortcode tags and its headings' attribute blocks.
 
     Front matter counts only at the very start, between a ``---`` (or ``+++``)
     line and the next closing line; a ``---`` with no closing line is a
@@ -49,7 +58,17 @@ def markdown_page(source: str) -> MarkdownPage:
     """
     settings, body = _split_front_matter(source)
     title = _title(settings) if settings is not None else ""
-    return MarkdownPage(text=_SHORTCODE.sub("", body) if "{{" in body else body, title=title)
+    if "{{" in body:
+        body = _SHORTCODE.sub("", body)
+    if "{" in body:
+        body = _ATX_HEADING_ATTRIBUTES.sub(r"\1", body)
+    return MarkdownPage(text=body, title=title)
+
+
+def heading_title(title: str) -> str:
+    """``title`` without a trailing attribute block (「社内コミュニケーション {#internal-communication}」 →
+    「社内コミュニケーション」); a title that is nothing but one stays as it is."""
+    return _HEADING_ATTRIBUTES.sub("", title) or title
 
 
 def _split_front_matter(source: str) -> tuple[tuple[str, str] | None, str]:

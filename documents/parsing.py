@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from documents.frontmatter import markdown_page
+from documents.frontmatter import heading_title, markdown_page
 from documents.inflation import LimitExceededError, bounded_zip_copy, check_pdf_streams, check_xml_text, pdf_limits
 from documents.markdown_html import markdown_without_html
 from documents.textnorm import (
@@ -293,7 +293,7 @@ def _markdown_headings(text: str) -> list[Heading]:
     for i, token in enumerate(tokens):
         if token.type != "heading_open" or token.level != 0 or token.map is None:
             continue
-        title = single_line(_inline_plain_text(md, env, tokens[i + 1].content))
+        title = heading_title(single_line(_inline_plain_text(md, env, tokens[i + 1].content)))
         if title:
             headings.append(Heading(level=int(token.tag[1]), title=title, start=starts[token.map[0]]))
     return headings

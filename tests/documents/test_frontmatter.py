@@ -79,6 +79,27 @@ def test_the_markdown_parser_uses_it_and_headings_point_into_the_shown_text():
     assert parsed.text[heading.start :].startswith("## 有給休暇")
 
 
+@pytest.mark.parametrize(
+    ("line", "title"),
+    [
+        ("## 社内コミュニケーション {#internal-communication}", "社内コミュニケーション"),
+        ("## 休暇の申請 {: #apply .note}", "休暇の申請"),
+        ("### Q&A {#faq .unnumbered}", "Q&A"),
+        ("## 集合 {10:00}", "集合 {10:00}"),
+    ],
+)
+def test_a_headings_attribute_block_is_not_part_of_its_section_name(line, title):
+    # Hugo, Jekyll (kramdown) and Pandoc pages give headings ids this way; footnotes showed
+    # 「社内コミュニケーション {#internal-communication}」 as the section, and calibration asked about it.
+    parsed = parse_file("handbook.md", f"{line}\n\n本文です。\n".encode())
+    assert [h.title for h in parsed.headings] == [title]
+    assert parsed.text.startswith(f"{line[: line.index(' ')]} {title}\n")
+    # Underlined (setext) headings too, and only the heading: a brace in the body is text.
+    parsed = parse_file("handbook.md", f"{title} {{#x}}\n===\n\n本文 {{#y}}\n".encode())
+    assert [h.title for h in parsed.headings] == [title]
+    assert "本文 {#y}" in parsed.text
+
+
 def test_only_markdown_reads_front_matter():
     parsed = parse_file("notes.txt", b"---\ntitle: x\n---\nbody\n")
     assert parsed.title == ""
