@@ -162,8 +162,28 @@ class _Candidate:
 
     @property
     def shown(self) -> str:
-        """The text the answer shows for this sentence (a table row under its header)."""
-        return table_answer(self.header, self.text) if self.header else self.text
+        """The text the answer shows for this sentence (a table row under its header; bold left open, closed)."""
+        return table_answer(self.header, self.text) if self.header else _without_open_bold(self.text)
+
+
+# A ``**`` that closes bold: after a character that is not a space, before a space, punctuation or the end.
+_CLOSING_BOLD = re.compile(r"(?<=\S)\*\*(?=[\s\W]|$)")
+
+
+def _without_open_bold(sentence: str) -> str:
+    """``sentence`` without the ``**`` whose pair lies in the sentence before or after it.
+
+    Bold spanning two sentences (「**休職中は無給です。復職は面談で決まります。**」)
+    leaves each quoted sentence one marker, which Markdown shows as two asterisks:
+    the first sentence loses its opening one, the second its closing one.
+    """
+    if sentence.count("**") % 2 == 0:
+        return sentence
+    first = sentence.index("**")
+    if _CLOSING_BOLD.match(sentence, first) and not sentence.startswith("**"):
+        return sentence[:first] + sentence[first + 2 :]
+    last = sentence.rindex("**")
+    return sentence[:last] + sentence[last + 2 :]
 
 
 def _fact_bonus(sentence: str, facts: list[str], units: list[frozenset[str]]) -> float:

@@ -49,6 +49,23 @@ def test_sentence_with_the_asked_fact_completes_a_topic_only_match():
     ]
 
 
+def test_a_sentence_cut_out_of_a_bold_passage_is_quoted_without_a_lone_pair_of_asterisks():
+    # Bold over two sentences: the first quoted sentence keeps only the opening marker, which
+    # Markdown would show as two asterisks before 「休職」.
+    text = "## 休職\n**休職期間中の給与は無給とします。復職の可否は産業医の面談で判断します。**\n"
+    chunk = make_chunk(0, text, "leave.md", "休職")
+    for question, shown in (
+        ("休職期間中の給与は？", "休職期間中の給与は無給とします。"),
+        ("復職の可否は誰が判断しますか？", "復職の可否は産業医の面談で判断します。"),
+    ):
+        answer = ExtractiveProvider().generate(question, [chunk])
+        [block] = [b for b in answer.blocks if shown in b.text]
+        assert block.text.strip() == shown
+        # The citation still quotes the document's text as it is.
+        [citation] = block.citations
+        assert text[citation.start : citation.end] == citation.cited_text
+
+
 def test_a_documents_own_question_is_answered_by_what_follows_it():
     """An FAQ's question matches the asker's words best; its answer is the sentences after it, not the next question."""
     chunk = make_chunk(
