@@ -684,7 +684,7 @@ class ExtractiveProvider:
         chosen = self._with_unit_carriers(
             chosen, candidates, units, limit, threshold, english=english, documents=documents
         )
-        return self._with_runners_up(chosen, candidates, limit, threshold, english=english)
+        return self._with_runners_up(chosen, candidates, limit, threshold, english=english, units=units)
 
     def _best(self, candidates: list[_Candidate], threshold: float, *, english: bool) -> _Candidate | None:
         """The sentence that answers, if any: the top one when it passes, else a runner-up close in meaning.
@@ -783,20 +783,35 @@ class ExtractiveProvider:
         return chosen
 
     def _with_runners_up(
-        self, chosen: list[_Candidate], candidates: list[_Candidate], limit: int, threshold: float, *, english: bool
+        self,
+        chosen: list[_Candidate],
+        candidates: list[_Candidate],
+        limit: int,
+        threshold: float,
+        *,
+        english: bool,
+        units: Sequence[frozenset[str]] = (),
     ) -> list[_Candidate]:
         """``chosen`` and the runners-up after the best (``candidates[0]``) that pass and score close to it.
 
         Stops at the first that does not; at most ``limit`` sentences in all. A sentence whose
         text is already quoted, whole or inside a longer one (the heading 「ポモドーロテクニック」 after
         「ポモドーロテクニックは、…」), adds nothing and is skipped.
+
+        When the best sentence states the quantity asked for, the sentences of its own section
+        that state it too come first: the same rule's other cases (「海外出張の宿泊費は上限1泊25,000円」,
+        then 「国内の宿泊費は…上限1泊15,000円」 for 「ホテルは一晩いくらまで？」), which the question
+        may not tell apart, before a close sentence of another section.
         """
         best, chosen = candidates[0], list(chosen)
         seen = [fold(c.text) for c in chosen]
-        for cand in candidates[1:]:
+        cases = _other_cases(candidates, units)
+        for cand in cases + [c for c in candidates[1:] if c not in cases]:
             if len(chosen) >= limit:
                 break
             if not self._passes(cand, threshold, english=english) or cand.score < 0.8 * best.score:
+                if cand in cases:
+                    continue
                 break
             key = fold(cand.text)
             if any(key in quoted for quoted in seen):
@@ -804,6 +819,17 @@ class ExtractiveProvider:
             seen.append(key)
             chosen.append(cand)
         return chosen
+
+
+def _other_cases(candidates: list[_Candidate], units: Sequence[frozenset[str]]) -> list[_Candidate]:
+    """The sentences of the best one's chunk (``candidates[0]``) that state the quantity it states and was asked for."""
+    best = candidates[0]
+    asked = [u for u in units if carries_units(u, best.text)]
+    return [
+        c
+        for c in candidates[1:]
+        if c.chunk_index == best.chunk_index and not c.heading and any(carries_units(u, c.text) for u in asked)
+    ]
 
 
 # A sentence opening with a demonstrative refers back to the one before it (「…も存在する。これを…と呼ぶ。」).

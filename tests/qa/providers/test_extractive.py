@@ -357,3 +357,32 @@ def test_an_amount_per_the_unit_asked_answers_a_rate_question():
     )
     assert "300USD/泊" in answer.text
     assert "ドライクリーニング" not in answer.text
+
+
+def test_the_other_cases_of_an_asked_amount_in_the_same_section_are_quoted_before_another_sections():
+    # 「ホテルは一晩いくらまで？」 does not say abroad or at home: the section states both limits.
+    # The daily allowances of the next section score close too, and quoted instead of the
+    # domestic limit they answered the question for travel abroad only.
+    lodging = make_chunk(
+        0,
+        "海外出張の宿泊費は上限1泊25,000円です。"
+        "会社が法人契約しているホテルは社内ポータルで確認できます。"
+        "国内の宿泊費は上限1泊15,000円（税込）の実費精算です。",
+        "travel.md",
+        "出張旅費規程 > 宿泊費",
+    )
+    allowance = replace(
+        make_chunk(
+            1,
+            "宿泊を伴う出張の日当は1日2,500円です。海外出張の日当は1日7,000円です。",
+            "travel.md",
+            "出張旅費規程 > 日当",
+        ),
+        document_id=10,
+        score=0.95,
+    )
+    answer = ExtractiveProvider().generate("出張のホテルは一晩いくらまで泊まれる？", [lodging, allowance])
+    assert [b.text for b in answer.blocks][:2] == [
+        "海外出張の宿泊費は上限1泊25,000円です。",
+        "国内の宿泊費は上限1泊15,000円（税込）の実費精算です。",
+    ]
