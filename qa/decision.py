@@ -10,10 +10,10 @@ The rules, in the order they are tried:
 1. Off-topic (→ not found) when nothing retrieved is close to the question:
    ``REASON_NO_HITS`` (nothing the user may read), ``REASON_ENGLISH_UNKNOWN_SUBJECT``, ``REASON_ENGLISH_NAMES_NOTHING`` (an
    English question: no glossary or document word, and its best chunk below
-   the English floor), ``REASON_UNKNOWN_NAME`` (a Japanese question names a
+   the English floor), ``REASON_UNKNOWN_NAME`` (the question names a
    company, person or place that nothing the user may read names:
-   「ソニーの育児休業は？」 asks about another company's rules, however close our
-   own 育児休業 rule is in meaning), ``REASON_UNKNOWN_WORD`` (it uses a word
+   「ソニーの育児休業は？」 or 「What is Sony's parental leave?」 asks about another
+   company's rules, however close our own 育児休業 rule is in meaning), ``REASON_UNKNOWN_WORD`` (it uses a word
    nothing the user may read uses, and no hit is even as close as 中 needs:
    「忘年会の会費は？」), ``REASON_UNKNOWN_SUBJECT`` (a Japanese question whose
    subject is in nothing the user may read, and no sentence confidently close),
@@ -120,9 +120,10 @@ class Evidence:
     hits' sentences; it is called only when a rule needs it (it may embed the
     question). ``names_something``: an English question names a word the
     glossary or the hits use (``qa.retrieval.names_something_retrieved``).
-    ``unknown_names``: the proper nouns of the question that nothing the user
-    may read names; ``unknown_words``: its other nouns that nothing the user may
-    read uses and no vocabulary match or expansion reached (``qa.vocabulary.unknown_words``);
+    ``unknown_names``: the names of the question (its proper nouns; an English
+    question's owners, Toyota's) that nothing the user may read names;
+    ``unknown_words``: its other nouns that nothing the user may read uses and
+    no vocabulary match or expansion reached (``qa.vocabulary.unknown_words``);
     ``unknown_among_known``: the question also names a noun the documents use, and no
     unknown word qualifies one as 「X の Y」 (``qa.vocabulary.unknown_words_asked_with_known_ones``).
     """
@@ -196,7 +197,7 @@ def off_topic_reason(question: Question, evidence: Evidence, calibration: Calibr
     """
     if not evidence.hits:
         return REASON_NO_HITS
-    if evidence.unknown_names and not question.english:
+    if evidence.unknown_names:
         return REASON_UNKNOWN_NAME
     if calibration.off_topic_floor <= 0:
         return None

@@ -44,6 +44,7 @@ from verification.answer_types import carries_units
 from qa.vocabulary import (
     TermMatch,
     names_apart_from_their_subject,
+    english_owners_unheard_of,
     unheard_of_owners,
     unknown_words,
     unknown_words_asked_with_known_ones,
@@ -70,7 +71,7 @@ class SearchResult:
     generic_question: bool = False
     # The question's subject is in nothing the user may read (:func:`unknown_subject`).
     subject_unknown: bool = False
-    # The question's proper nouns that nothing the user may read names (qa.vocabulary.unknown_names).
+    # The question's names that nothing the user may read names (its proper nouns; an English one's owners).
     unknown_names: list[str] = field(default_factory=list)
     # Its other nouns that nothing the user may read uses, nor the vocabulary or the dictionary reached.
     unknown_words: list[str] = field(default_factory=list)
@@ -277,10 +278,11 @@ def _unknown_words(question: Question, found: _Retrieved) -> list[Word]:
 
 def _unknown_names(question: Question, found: _Retrieved, unknown: list[Word]) -> list[str]:
     """The question's names nothing searched mentions (among ``unknown``), and those asked about as 「X の Y」
-    that no candidate passage names with Y (qa.vocabulary.names_apart_from_their_subject)."""
-    names = [w.surface for w in unknown if w.proper]
+    that no candidate passage names with Y (qa.vocabulary.names_apart_from_their_subject); an English
+    question's, the owners (Toyota's) no document writes."""
     if question.english:
-        return names
+        return english_owners_unheard_of(question.text, version_ids=found.version_ids)
+    names = [w.surface for w in unknown if w.proper]
     names += unheard_of_owners(question.spelled, [w.surface for w in unknown if not w.proper], near=found.matches)
 
     # Folded only if the question asks about a name as 「X の Y」, and then once for both readers.

@@ -302,6 +302,27 @@ def unheard_of_owners(text: str, unknown: Sequence[str], *, near: Iterable[TermM
     )
 
 
+# 「What is Toyota's maternity leave?」: a capitalised word after the question's first one, owning what follows.
+_ENGLISH_OWNER = re.compile(r"(?<=\s)([A-Z][A-Za-z0-9&-]*)['\u2019]s\b")
+
+
+def english_owners_unheard_of(text: str, *, version_ids: Sequence[int]) -> list[str]:
+    """The names an English ``text`` asks about as someone's (Toyota's, Rakuten's) that no document of ``version_ids`` writes.
+
+    The English form of :func:`unheard_of_owners`: another company's rules are not ours,
+    however close our own rule on the same thing is in meaning. Only a word written with a
+    capital after the question's first word (the first is capitalised anyway: 「Today's menu」)
+    and not a function word (What's, It's).
+    """
+    return list(
+        dict.fromkeys(
+            name
+            for name in _ENGLISH_OWNER.findall(text)
+            if name.lower() not in ENGLISH_STOP_WORDS and not written_in(name, version_ids)
+        )
+    )
+
+
 def unknown_words_asked_with_known_ones(text: str, unknown: Sequence[str]) -> bool:
     """Whether ``text``'s ``unknown`` words sit among words the documents use, not as someone else's.
 

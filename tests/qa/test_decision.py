@@ -70,6 +70,8 @@ CASES = [
     (LONG_JA, CLOSE, {"unknown_names": ("ソニー",)}, 0.95, NOT_FOUND, (REASON_UNKNOWN_NAME,)),
     (SHORT_JA, TIED, {"unknown_names": ("ソニー",), "one_document": True}, 0.95, NOT_FOUND, (REASON_UNKNOWN_NAME,)),
     (EN, LOOSE, {}, 0.0, ANSWER, (REASON_ON_TOPIC,)),  # its best chunk reaches the English floor
+    # In English too: 「How long does Toyota give for an expense claim?」 asks about Toyota's rules.
+    (EN, CLOSE, {"unknown_names": ("Toyota",)}, 0.0, NOT_FOUND, (REASON_UNKNOWN_NAME,)),
     (EN, [_hit(1, 0.79)], {}, 0.0, NOT_FOUND, (REASON_ENGLISH_NAMES_NOTHING,)),
     (EN, [_hit(1, 0.79)], {"names_something": True}, 0.0, ANSWER, (REASON_ON_TOPIC,)),
     (EN, CLOSE, {"subject_unknown": True}, 0.0, NOT_FOUND, (REASON_ENGLISH_UNKNOWN_SUBJECT,)),

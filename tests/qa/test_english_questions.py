@@ -60,3 +60,21 @@ def test_an_english_question_the_documents_do_not_answer_still_gets_the_english_
     answer = answer_question(user=employee, text="Who won the football world cup last year?").answer
     assert answer.response_type == "not_found"
     assert answer.answer_text == NOT_FOUND_MESSAGE_EN
+
+
+def test_an_english_question_about_another_companys_rules_is_not_answered_with_ours(handbook, employee):
+    # Our own 宿泊費 rule is close in meaning, but the question asks about Toyota's.
+    answer = answer_question(user=employee, text="What is Toyota's hotel limit for business trips?").answer
+    assert answer.response_type == "not_found"
+    assert answer.answer_text == NOT_FOUND_MESSAGE_EN
+    assert answer.usage["decision"]["reasons"] == ["unknown_name"]
+
+
+def test_an_english_question_naming_a_company_the_documents_write_is_answered(ingest, handbook, employee):
+    # A name the documents write (in any case) is not someone else's: 「Aoba's」 where they write aoba-tech.example.
+    ingest(
+        text="# 連絡先\n\n## 人事部\n人事部のメールアドレスは jinji@aoba-tech.example です。\n", filename="contacts.md"
+    )
+    answer = answer_question(user=employee, text="What is Aoba's hotel limit for business trips?").answer
+    assert answer.response_type == "answer"
+    assert "12,000円" in answer.answer_text
