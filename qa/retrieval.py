@@ -17,7 +17,7 @@ import functools
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Literal
 
@@ -45,6 +45,7 @@ from qa.vocabulary import (
     TermMatch,
     names_apart_from_their_subject,
     english_owners_unheard_of,
+    named_as_things,
     unheard_of_owners,
     unknown_words,
     unknown_words_asked_with_known_ones,
@@ -268,8 +269,9 @@ def _unknown_words(question: Question, found: _Retrieved) -> list[Word]:
     reached = {m.word for m in found.matches if m.via != "meaning"}
     # An everyday word reaches the compound it heads: 給料 → 賃金 makes 給料日 known.
     heads = [m.word for m in found.matches if m.via == "everyday"]
+    things = named_as_things(question.spelled)
     return [
-        w
+        replace(w, proper=False) if w.surface in things else w
         for w in unknown_words(question.spelled, version_ids=found.version_ids, reached=reached)
         if not any(term in w.surface or w.surface in term for term in fired)
         and not any(w.surface.startswith(head) for head in heads)

@@ -302,6 +302,22 @@ def unheard_of_owners(text: str, unknown: Sequence[str], *, near: Iterable[TermM
     )
 
 
+# The particles after a word the question acts on or lists: 「iPhoneを…」, 「ボールペンやコピー用紙は…」.
+_THING_PARTICLES = frozenset({"を", "や"})
+
+
+def named_as_things(text: str) -> set[str]:
+    """The proper nouns of ``text`` it acts on or lists (「ボールペンやコピー用紙は経費で買える？」, 「iPhoneを…」).
+
+    The analyser's dictionary files brands and products as names (ボールペン, エクセル,
+    iPhone) just as it files companies (ソニー, トヨタ). A company whose rules are asked
+    about owns what is asked (「トヨタの育休」) or is the topic; a name followed by を or や
+    is a thing the question is about, to be judged as any other word the documents may not use.
+    """
+    words = question_words(text)
+    return {w.surface for w, after in zip(words, words[1:]) if w.proper and after.surface in _THING_PARTICLES}
+
+
 # 「What is Toyota's maternity leave?」: a capitalised word after the question's first one, owning what follows.
 _ENGLISH_OWNER = re.compile(r"(?<=\s)([A-Z][A-Za-z0-9&-]*)['\u2019]s\b")
 

@@ -17,6 +17,7 @@ from qa.retrieval import search
 from qa.services import answer_question
 from qa.vocabulary import (
     TermMatch,
+    named_as_things,
     names_apart_from_their_subject,
     unheard_of_owners,
     unknown_words_asked_with_known_ones,
@@ -444,6 +445,21 @@ def test_a_company_the_documents_mention_elsewhere_is_not_answered_about_with_ou
     assert "unknown_name" in company.answer.usage["decision"]["reasons"]
     formal = answer_question(user=employee, text="ソニー株式会社の保守契約は何年ですか？").answer
     assert formal.response_type == Answer.ResponseType.ANSWER and "3年間" in formal.answer_text
+
+
+def test_a_product_the_question_lists_or_acts_on_is_not_taken_for_a_company_whose_rules_are_asked(ingest, employee):
+    """The dictionary files ボールペン, like ソニー, as a name; 「ボールペンや…」 lists things to buy, it is not someone's rules."""
+    ingest(
+        text="# 備品\n\n## 事務用品\n事務用品（ノート、ペン、付箋など）は1人あたり月3,000円まで経費で購入できます。\n",
+        filename="supplies.md",
+    )
+    assert named_as_things("ボールペンやノートは月いくらまで経費で買える？") == {"ボールペン"}
+    assert named_as_things("トヨタの事務用品は月いくらまで？") == set()
+    supplies = answer_question(user=employee, text="ボールペンやノートは月いくらまで経費で買える？").answer
+    assert "unknown_name" not in supplies.usage["decision"]["reasons"]
+    assert supplies.response_type == Answer.ResponseType.ANSWER and "3,000円" in supplies.answer_text
+    other = answer_question(user=employee, text="トヨタの事務用品は月いくらまで経費で買える？").answer
+    assert other.usage["decision"]["reasons"] == ["unknown_name"]
 
 
 def test_an_unknown_katakana_word_is_a_name_only_if_the_dictionary_does_not_know_it_either():
