@@ -51,6 +51,18 @@ def searchable_version_ids(user: User | AnonymousUser, *, document_id: int | Non
     return list(qs.values_list("live_version_id", flat=True))
 
 
+def written_as_tokens(text: str, version_ids: Sequence[int]) -> bool:
+    """Whether every segmentation token of ``text`` is in a chunk of one of ``version_ids`` (folded: any case).
+
+    A Latin name is written in the documents if its words are (Aoba where they write
+    aoba-tech.example), on every keyword backend alike.
+    """
+    index = live_keyword_index()
+    return bool(text and version_ids) and all(
+        index.has_token(token, version_ids=version_ids) for token in dict.fromkeys(tokens(text))
+    )
+
+
 def written_in(text: str, version_ids: Sequence[int], *, starting_a_word: bool = False) -> bool:
     """Whether a chunk of one of ``version_ids`` contains ``text`` as written (no folding: kana stays kana).
 
@@ -60,8 +72,7 @@ def written_in(text: str, version_ids: Sequence[int], *, starting_a_word: bool =
     """
     if not text or not version_ids:
         return False
-    index = live_keyword_index()
-    if not all(index.has_token(token, version_ids=version_ids) for token in dict.fromkeys(tokens(text))):
+    if not written_as_tokens(text, version_ids):
         return False
     found = Chunk.objects.filter(version_id__in=version_ids, text__contains=text)
     if not starting_a_word:

@@ -269,13 +269,16 @@ def _unknown_words(question: Question, found: _Retrieved) -> list[Word]:
     reached = {m.word for m in found.matches if m.via != "meaning"}
     # An everyday word reaches the compound it heads: 給料 → 賃金 makes 給料日 known.
     heads = [m.word for m in found.matches if m.via == "everyday"]
-    things = named_as_things(question.spelled)
-    return [
-        replace(w, proper=False) if w.surface in things else w
+    unknown = [
+        w
         for w in unknown_words(question.spelled, version_ids=found.version_ids, reached=reached)
         if not any(term in w.surface or w.surface in term for term in fired)
         and not any(w.surface.startswith(head) for head in heads)
     ]
+    if not any(w.proper for w in unknown):
+        return unknown  # most questions: not analysed again
+    things = named_as_things(question.spelled)
+    return [replace(w, proper=False) if w.surface in things else w for w in unknown]
 
 
 def _unknown_names(question: Question, found: _Retrieved, unknown: list[Word]) -> list[str]:

@@ -41,7 +41,7 @@ import numpy as np
 from django.conf import settings
 
 from documents.embeddings import embed_queries
-from documents.selectors import written_in
+from documents.selectors import written_as_tokens, written_in
 from documents.vocabulary import (
     Word,
     analyse,
@@ -334,7 +334,7 @@ def english_owners_unheard_of(text: str, *, version_ids: Sequence[int]) -> list[
         dict.fromkeys(
             name
             for name in _ENGLISH_OWNER.findall(text)
-            if name.lower() not in ENGLISH_STOP_WORDS and not written_in(name, version_ids)
+            if name.lower() not in ENGLISH_STOP_WORDS and not written_as_tokens(name, version_ids)
         )
     )
 

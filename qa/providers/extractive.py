@@ -180,7 +180,7 @@ def _without_open_bold(sentence: str) -> str:
     if sentence.count("**") % 2 == 0:
         return sentence
     first = sentence.index("**")
-    if _CLOSING_BOLD.match(sentence, first) and not sentence.startswith("**"):
+    if _CLOSING_BOLD.match(sentence, first):
         return sentence[:first] + sentence[first + 2 :]
     last = sentence.rindex("**")
     return sentence[:last] + sentence[last + 2 :]
@@ -825,6 +825,8 @@ def _other_cases(candidates: list[_Candidate], units: Sequence[frozenset[str]]) 
     """The sentences of the best one's chunk (``candidates[0]``) that state the quantity it states and was asked for."""
     best = candidates[0]
     asked = [u for u in units if carries_units(u, best.text)]
+    if not asked:
+        return []
     return [
         c
         for c in candidates[1:]
