@@ -13,6 +13,7 @@ character bigrams the keyword index already has.
 - :func:`document_terms`: the terms of one document (nouns and noun compounds), counted.
 - :func:`analyse`: the words of a question with reading and normalised form.
 - :func:`katakana`: hiragana to katakana, the form readings are compared in.
+- :func:`synonym_groups`: the dictionary's synonym groups of a word (朝ごはん and 朝食 share one).
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ class Word:
     place: bool = False
     # Not in the analyser's dictionary (メルカリ): a guess at a word it has never seen.
     oov: bool = False
+    # The dictionary's synonym groups the word belongs to (:func:`synonym_groups`).
+    synonyms: tuple[int, ...] = ()
 
     @property
     def is_break(self) -> bool:
@@ -198,7 +201,21 @@ def _word(m: Any) -> Word:
         proper=proper,
         place=place,
         oov=m.is_oov(),
+        synonyms=tuple(m.synonym_group_ids()) if noun else (),
     )
+
+
+def synonym_groups(text: str) -> tuple[int, ...]:
+    """The synonym groups of ``text`` when the analyser reads it as one word (朝食, 上長), else none.
+
+    Sudachi's core dictionary files each word under the groups of its synonym
+    dictionary, general Japanese compiled by the dictionary's makers (朝ごはん and
+    朝食 share one, 上司 and 上長 another, ログイン and サインイン a third): words
+    sharing a group say the same thing in other words. A compound of several
+    words (経費精算) belongs to no group.
+    """
+    words = _tokenizer().tokenize(text[:MAX_LINE_CHARS])
+    return tuple(words[0].synonym_group_ids()) if len(words) == 1 else ()
 
 
 def kanji_spellings(text: str, *, min_chars: int) -> dict[str, str]:

@@ -42,6 +42,7 @@ from qa.hit_vectors import sentence_matrices
 from qa.types import RetrievedChunk
 from verification.answer_types import carries_units
 from qa.vocabulary import (
+    GENERAL,
     TermMatch,
     names_apart_from_their_subject,
     english_owners_unheard_of,
@@ -202,7 +203,7 @@ def _written_in_terms(question: Question, found: _Retrieved) -> str:
     """
     if question.english:
         return found.written
-    return written_as_documents(found.written, [m for m in found.matches if m.via == "everyday"])
+    return written_as_documents(found.written, [m for m in found.matches if m.via in GENERAL])
 
 
 # Chunks of the best document added when none of its hits states the quantity asked for.
@@ -268,7 +269,7 @@ def _unknown_words(question: Question, found: _Retrieved) -> list[Word]:
     fired = [fold(term) for term, _ in dictionary_rules() if term and fold(term) in folded]
     reached = {m.word for m in found.matches if m.via != "meaning"}
     # An everyday word reaches the compound it heads: 給料 → 賃金 makes 給料日 known.
-    heads = [m.word for m in found.matches if m.via == "everyday"]
+    heads = [m.word for m in found.matches if m.via in GENERAL]
     unknown = [
         w
         for w in unknown_words(question.spelled, version_ids=found.version_ids, reached=reached)
@@ -356,11 +357,11 @@ def _retrieve(
         vocabulary_matches(query, version_ids=version_ids, english=english) if settings.RAG_VOCABULARY_EXPANSION else []
     )
     # An everyday word stays as typed in what is searched: its terms are added to it below.
-    written = written_as_documents(query, [m for m in matches if m.via != "everyday"])
+    written = written_as_documents(query, [m for m in matches if m.via not in GENERAL])
     expansion = expand(written, rules=dictionary_rules(), llm=llm)
-    expansion = expand_with_terms(expansion, [m.term for m in matches if m.via not in ("meaning", "everyday")])
+    expansion = expand_with_terms(expansion, [m.term for m in matches if m.via != "meaning" and m.via not in GENERAL])
     sure_query = expansion.expanded_query
-    expansion = expand_with_terms(expansion, [m.term for m in matches if m.via == "everyday"])
+    expansion = expand_with_terms(expansion, [m.term for m in matches if m.via in GENERAL])
     # A match by meaning is a guess (株価 → 資産): it helps find passages but is not taken as what was asked.
     expansion = expand_with_terms(expansion, [m.term for m in matches if m.via == "meaning"], keywords=False)
     timings = {"expansion": (time.perf_counter() - t0) * 1000}

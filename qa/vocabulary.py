@@ -18,11 +18,13 @@ word reaches one, tried in this order:
   (育休 in 育児休業: Japanese abbreviations are made so) is taken when it is
   among the word's :data:`ABBREVIATION_RANK` nearest terms.
 
-Beyond the documents, one general list: **everyday** words and the terms rule books
+Beyond the documents, two general lists: **everyday** words and the terms rule books
 write for them (qa.everyday: 残業代 → 割増賃金, payday → 支払日), taken only where the
-documents use the term and not the everyday word (:func:`_by_everyday`).
+documents use the term and not the everyday word (:func:`_by_everyday`); and the
+analyser's dictionary's **synonym** groups (朝ごはん → 朝食, 切符 → チケット), taken
+where the company's usage speaks for the term (:func:`_by_synonym`).
 
-Matches by spelling, reading, abbreviation and everyday word are taken as what the question
+Matches by spelling, reading, abbreviation, everyday word and synonym are taken as what the question
 says (qa.retrieval reports them as added keywords); a match by meaning alone is
 a guess (株価 → 資産 in a corpus without 株価) and is only searched for.
 
@@ -59,7 +61,10 @@ from qa.ambiguity import content_terms
 from ragportal.text import HIRAGANA, KATAKANA, fold, is_english
 from ragportal.words import ENGLISH_STOP_WORDS
 
-Via = Literal["spelling", "reading", "abbreviation", "everyday", "meaning"]
+Via = Literal["spelling", "reading", "abbreviation", "everyday", "synonym", "meaning"]
+# Matches a general dictionary proposes (qa.everyday's lists, Sudachi's synonym groups) rather than the
+# documents' own writing: searched and taken as known words, but the question keeps the asker's words.
+GENERAL: frozenset[str] = frozenset({"everyday", "synonym"})
 # A term's reading must be this long (kana) to be recognised in kana input: shorter ones collide by chance.
 MIN_READING = 3
 MAX_READING = 16
@@ -142,8 +147,11 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
     if settings.RAG_EVERYDAY_WORDS:
         everyday = _by_everyday(folded, english, vocabulary, df, version_ids=version_ids)
         matches += [m for m in everyday if all(m.word not in other.word for other in matches)]
+        if not english:
+            synonyms = _by_synonym(words, vocabulary, df, folded, versions=len(version_ids))
+            matches += [m for m in synonyms if all(m.word not in o.word and o.word not in m.word for o in matches)]
     reached = {m.word for m in matches}
-    said = [m.word for m in matches if m.via == "everyday"]
+    said = [m.word for m in matches if m.via in GENERAL]
     unknown = [
         w
         for w in _meaning_candidates(text, words, english)
@@ -187,6 +195,45 @@ def _by_everyday(
         if used:
             spans.append((at, at + len(word)))
             found += [TermMatch(word=word, term=term, via="everyday") for term in used]
+    return found
+
+
+def _by_synonym(
+    words: list[Word], vocabulary: LiveVocabulary, df: np.ndarray, folded: str, *, versions: int
+) -> list[TermMatch]:
+    """The term the documents use for a question's noun, by the dictionary's synonym groups (朝ごはん → 朝食, 昇格 → 昇進).
+
+    The groups are the analyser's dictionary's (documents.vocabulary.synonym_groups): general
+    Japanese compiled by its makers, not any company's, and they reach what neither reading nor
+    a small encoder's vector does (切符 → チケット, 上司 → 上長). A group holds every sense of
+    its words (目標 with 対象, 申し込み with 応募 as well as 申請), so a term is taken only where
+    the company's own usage speaks for it:
+
+    - the word is not the company's: at most one document the asker may read uses it (one
+      page's wording), and the term is used by more;
+    - the term names a topic: fewer than half of those documents use it (as in
+      :func:`used_by_most`; ルール, which most rule books write, would reach any of them);
+    - one term per word, the most used; not a term in Latin letters, nor one already written.
+
+    Nouns in hiragana alone are left out (kana input is cut into words by guesswork: いしゃ of
+    かいしゃ). A word the company's glossary lists is left to the glossary.
+    """
+    own = {fold(term) for term, _ in dictionary_rules()}
+    found: list[TermMatch] = []
+    for w in words:
+        if not w.synonyms or len(w.surface) < 2 or w.surface.isascii() or _ALL_HIRAGANA.fullmatch(w.surface):
+            continue
+        as_written = max(
+            [_use_count(w.surface, vocabulary, df)]
+            + [int(df[row]) for row in vocabulary.by_normalized.get(w.normalized, ())]
+        )
+        if w.surface in own or as_written > 1:
+            continue
+        rows = {r for g in w.synonyms for r in vocabulary.by_synonym.get(g, ()) if as_written < df[r] < versions / 2}
+        terms = sorted((r for r in rows if not vocabulary.texts[r].isascii()), key=lambda r: (-int(df[r]), r))
+        term = next((vocabulary.texts[r] for r in terms if vocabulary.texts[r] not in folded), None)
+        if term is not None:
+            found.append(TermMatch(word=w.surface, term=term, via="synonym"))
     return found
 
 
@@ -405,7 +452,7 @@ def written_as_documents(text: str, matches: Sequence[TermMatch]) -> str:
     The longest word is written first, and a word inside one already written is not written
     again: 「けいひせいさん」 becomes 経費精算 whole, not 「けいひ」 + せいさん read as 生産.
     """
-    firsts = {m.word: m for m in reversed([m for m in matches if m.via == "everyday"])}
+    firsts = {m.word: m for m in reversed([m for m in matches if m.via in GENERAL])}
     to_write = [m for m in matches if m.via in ("reading", "spelling")] + list(firsts.values())
     rewritten = sorted(to_write, key=lambda m: -len(m.word))
     written = text if all(m.word in text for m in rewritten) else fold(text)

@@ -334,7 +334,8 @@ RAG_SENTENCE_VECTORS_AFTER_INDEXING = env_bool("RAG_SENTENCE_VECTORS_AFTER_INDEX
 RAG_LLM_EXPANSION = env_bool("RAG_LLM_EXPANSION", False)
 # Expand questions with the corpus's own terms (qa.vocabulary: by spelling, reading and meaning).
 RAG_VOCABULARY_EXPANSION = env_bool("RAG_VOCABULARY_EXPANSION", True)
-# Also reach the terms rule books write for everyday words (qa.everyday: 残業代 → 時間外労働), where the documents use them.
+# Also reach the terms rule books write for everyday words (qa.everyday: 残業代 → 時間外労働) and the analyser
+# dictionary's synonyms (qa.vocabulary._by_synonym: 切符 → チケット), where the documents use them.
 RAG_EVERYDAY_WORDS = env_bool("RAG_EVERYDAY_WORDS", True)
 
 # --- Answers and verification ----------------------------------------------

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from documents.vocabulary import analyse, boundaries, document_terms, kanji_spellings, katakana, unvoiced
+from documents.vocabulary import (
+    analyse,
+    boundaries,
+    document_terms,
+    kanji_spellings,
+    katakana,
+    synonym_groups,
+    unvoiced,
+)
 
 
 def test_a_documents_compound_terms_come_whole_with_their_reading():
@@ -72,3 +80,12 @@ def test_a_form_the_dictionary_normalises_to_another_word_or_a_short_one_is_left
     assert kanji_spellings("申請できますか", min_chars=3) == {}  # でき: shorter than asked
     assert kanji_spellings("忘れた", min_chars=3) == {}  # already in kanji
     assert kanji_spellings("", min_chars=3) == {}
+
+
+def test_synonyms_share_a_group_of_the_dictionary_and_a_compound_has_none():
+    assert set(synonym_groups("朝ごはん")) & set(synonym_groups("朝食"))
+    assert set(synonym_groups("切符")) & set(synonym_groups("チケット"))
+    assert not set(synonym_groups("切符")) & set(synonym_groups("朝食"))
+    assert synonym_groups("経費精算の申請") == ()
+    [word] = [w for w in analyse("上司") if w.noun]
+    assert set(word.synonyms) & set(synonym_groups("上長"))

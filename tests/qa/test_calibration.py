@@ -256,7 +256,7 @@ def test_uploads_indexed_at_once_are_not_held_up_by_a_calibration(settings, inge
 
 @pytest.mark.django_db
 def test_an_everyday_word_is_answered_when_a_sentence_beats_every_off_topic_question(ingest, employee) -> None:
-    """「チャリンコ通勤の保険は？」: チャリンコ is in none of the documents (they say 自転車). Held to a 中
+    """「ママチャリ通勤の保険は？」: ママチャリ is in none of the documents (they say 自転車), nor in a synonym group. Held to a 中
     threshold no chunk reaches, the question is still answered because one sentence is closer to it than
     any of calibration's everyday off-topic questions came to this corpus; an off-topic question with an
     unknown word is not, and without that measurement the unknown word alone turns the question away."""
@@ -267,7 +267,7 @@ def test_an_everyday_word_is_answered_when_a_sentence_beats_every_off_topic_ques
     stored.values = {**stored.values, "medium": 0.99}  # no chunk reaches 中: only the sentence rule can keep it
     stored.save()
 
-    answer = answer_question(user=employee, text="チャリンコ通勤の保険は？").answer
+    answer = answer_question(user=employee, text="ママチャリ通勤の保険は？").answer
     assert answer.response_type == Answer.ResponseType.ANSWER, answer.usage["decision"]
     assert "個人賠償責任保険" in answer.answer_text
     assert answer.confidence != "high"  # below 中 on retrieval: never 高
@@ -277,7 +277,7 @@ def test_an_everyday_word_is_answered_when_a_sentence_beats_every_off_topic_ques
 
     stored.values = {**stored.values, "unknown_word_sentence": 1.0}  # as a corpus with nothing measured
     stored.save()
-    again = answer_question(user=employee, text="チャリンコ通勤の保険は？").answer
+    again = answer_question(user=employee, text="ママチャリ通勤の保険は？").answer
     assert again.response_type == Answer.ResponseType.NOT_FOUND
     assert again.usage["decision"]["reasons"] == ["unknown_word"]
 

@@ -317,6 +317,68 @@ def test_an_everyday_word_the_documents_do_not_use_still_finds_their_term(corpus
     assert answer.response_type == Answer.ResponseType.ANSWER and "1歳6ヶ月" in answer.answer_text
 
 
+FILLER = (
+    ("benefits.md", "# 福利厚生\n\n## 保養所\n保養所は年に2回まで割引料金で利用できます。\n"),
+    ("security.md", "# 情報セキュリティ\n\n## 画面ロック\n離席するときは画面をロックしてください。\n"),
+    ("commute.md", "# 通勤\n\n## 通勤手当\n会社は定期代を月30,000円まで支給します。\n"),
+)
+
+
+def test_a_word_the_documents_never_use_reaches_their_synonym_by_the_dictionarys_groups(ingest, employee):
+    """切符 is in no document and in no list of ours; the analyser's dictionary files it with チケット,
+    which the documents write: the question is searched with チケット and answered, not taken for a
+    subject the documents do not cover."""
+    ingest(
+        text="# 出張の手配\n\n## 新幹線\n新幹線のチケットは出張手配システムで予約してください。\n", filename="travel.md"
+    )
+    for name, text in FILLER:
+        ingest(text=text, filename=name)
+
+    result = search(user=employee, query="新幹線の切符はどこで頼めばいい？")
+    assert ("切符", "チケット", "synonym") in {(m.word, m.term, m.via) for m in result.vocabulary}
+    assert "チケット" in result.added_keywords
+    answer = answer_question(user=employee, text="新幹線の切符はどこで頼めばいい？").answer
+    assert answer.response_type == Answer.ResponseType.ANSWER, answer.answer_text
+    assert "出張手配システム" in answer.answer_text
+    # Quoted and judged, the question keeps the asker's word.
+    assert "切符" in answer.question
+
+
+def test_a_word_one_document_uses_reaches_the_synonym_the_others_use_but_a_common_word_does_not(ingest, employee):
+    """One page says 昇格 where the company says 昇進: the question in the rare word finds the rule.
+    A word several documents use is the company's own and is searched as written (取引先 is not 顧客)."""
+    ingest(text="# 人事制度\n\n## 昇進の審査\n昇進の審査は年に2回、4月と10月に行います。\n", filename="promotion.md")
+    ingest(
+        text="# 等級\n\n## 等級と昇進\n昇進すると等級が1つ上がります。取引先との面談記録も評価に使います。\n",
+        filename="grades.md",
+    )
+    ingest(
+        text="# 沿革\n\n## 歩み\n1998年に初めて課長へ昇格した社員が出ました。取引先は300社です。\n",
+        filename="history.md",
+    )
+    ingest(text="# 営業\n\n## 顧客\n顧客への訪問は事前に登録します。\n", filename="sales.md")
+    for name, text in FILLER:
+        ingest(text=text, filename=name)
+
+    matches = {(m.word, m.term) for m in search(user=employee, query="昇格の審査は年に何回？").vocabulary}
+    assert ("昇格", "昇進") in matches
+    answer = answer_question(user=employee, text="昇格の審査は年に何回？").answer
+    assert answer.response_type == Answer.ResponseType.ANSWER and "年に2回" in answer.answer_text
+    assert not [m for m in search(user=employee, query="取引先との面談は？").vocabulary if m.word == "取引先"]
+
+
+def test_a_synonym_most_documents_use_is_not_taken_for_the_word(ingest, employee):
+    """決まり and ルール share a group (and, by other senses, 目標 and 対象): a term most of the
+    documents write names no topic, and would make any question about anything look answered."""
+    for name, text in FILLER:
+        ingest(text=text + "このルールは全社員に適用します。\n", filename=name)
+    ingest(text="# 出張\n\n## 宿泊\n出張のホテルは1泊15,000円までです。\n", filename="travel.md")
+
+    assert not [m for m in search(user=employee, query="服装の決まりはありますか？").vocabulary if m.word == "決まり"]
+    answer = answer_question(user=employee, text="服装の決まりはありますか？").answer
+    assert answer.response_type == Answer.ResponseType.NOT_FOUND, answer.answer_text
+
+
 def test_a_word_reached_only_by_meaning_is_still_unknown(corpus, employee):
     """Nearness in meaning is a guess: 「ゴルフ」 near some term of the documents does not make
     the word one they use. Reached by reading or spelling, the same word is known."""
