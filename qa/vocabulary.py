@@ -201,7 +201,7 @@ def _by_everyday(
 def _by_synonym(
     words: list[Word], vocabulary: LiveVocabulary, df: np.ndarray, folded: str, *, versions: int
 ) -> list[TermMatch]:
-    """The term the documents use for a question's noun, by the dictionary's synonym groups (朝ごはん → 朝食, 昇格 → 昇進).
+    """The term the documents use for a question's noun, by the dictionary's synonym groups (朝ごはん → 朝食, 切符 → チケット).
 
     The groups are the analyser's dictionary's (documents.vocabulary.synonym_groups): general
     Japanese compiled by its makers, not any company's, and they reach what neither reading nor
@@ -209,8 +209,8 @@ def _by_synonym(
     its words (目標 with 対象, 申し込み with 応募 as well as 申請), so a term is taken only where
     the company's own usage speaks for it:
 
-    - the word is not the company's: at most one document the asker may read uses it (one
-      page's wording), and the term is used by more;
+    - the word is not the company's: no document the asker may read uses it, as written or
+      normalised (as for an everyday word: a word one page uses may be just what is asked about);
     - the term names a topic: fewer than half of those documents use it (as in
       :func:`used_by_most`; ルール, which most rule books write, would reach any of them);
     - one term per word, the most used; not a term in Latin letters, nor one already written.
@@ -227,9 +227,9 @@ def _by_synonym(
             [_use_count(w.surface, vocabulary, df)]
             + [int(df[row]) for row in vocabulary.by_normalized.get(w.normalized, ())]
         )
-        if w.surface in own or as_written > 1:
+        if w.surface in own or as_written:
             continue
-        rows = {r for g in w.synonyms for r in vocabulary.by_synonym.get(g, ()) if as_written < df[r] < versions / 2}
+        rows = {r for g in w.synonyms for r in vocabulary.by_synonym.get(g, ()) if 0 < df[r] < versions / 2}
         terms = sorted((r for r in rows if not vocabulary.texts[r].isascii()), key=lambda r: (-int(df[r]), r))
         term = next((vocabulary.texts[r] for r in terms if vocabulary.texts[r] not in folded), None)
         if term is not None:
