@@ -68,7 +68,9 @@ _ASKS: dict[str, re.Pattern[str]] = {
 _DEADLINE_WORDS = re.compile(r"以内|まで|までに|前まで|日前|営業日|月末|翌月|毎月|期限|締め?切|曜日|当日|即日|速やかに")
 _CONTACT_WORDS = re.compile(
     r"上長|上司|部長|課長|所属長|担当|窓口|総務|人事|経理|情報システム|ヘルプデスク|サポート|内線|メール|@|電話|"
-    r"事務局|センター|受付|デスク|部門|[部課室]|システム|ポータル|くん|サイト|フォーム|ワークフロー"
+    r"事務局|センター|受付|デスク|部門|[部課室]|システム|ポータル|サイト|フォーム|ワークフロー|"
+    # Where to go by the name the documents quote it by (「勤怠くん」から, 「HelpLab」で).
+    r"「[^」]{2,}」\s*(?:から|で|に|へ|の)"
 )
 # A telephone or extension number, an e-mail address, a URL or host name, a code.
 _NUMBER_VALUE = re.compile(

@@ -63,6 +63,10 @@ def test_each_quantity_of_a_two_part_question_is_asked_for_in_its_unit() -> None
         (DATE, "領収書は必ず添付してください。", False),
         (CONTACT, "申請は勤怠くんから上長に提出します。", True),
         (CONTACT, "有効期限を過ぎた休暇の買い取りは行いません。", False),
+        # Where to go, by the name the documents quote, whatever the name (no company's suffix is listed).
+        (CONTACT, "休暇の申請は「HRナビ」から行います。", True),
+        (CONTACT, "貸出は「ITくん」で予約します。", True),
+        (CONTACT, "当社では「勤怠くん」を導入しています。", False),
         (STEPS, "パスワードリセット画面から再設定してください。", True),
         (COST, "再発行の手数料として1,000円を給与から差し引きます。", True),
         (COST, "受験料は、合格した場合に全額を補助します。", True),
