@@ -73,7 +73,7 @@ class Word:
     place: bool = False
     # Not in the analyser's dictionary (メルカリ): a guess at a word it has never seen.
     oov: bool = False
-    # The dictionary's synonym groups the word belongs to (:func:`synonym_groups`).
+    # The dictionary's synonym groups the word belongs to (:func:`synonym_groups`), when asked for (:func:`analyse`).
     synonyms: tuple[int, ...] = ()
 
     @property
@@ -158,12 +158,14 @@ def grammar_spans(text: str) -> tuple[set[int], set[int], set[int]]:
     return starts, ends, grammar
 
 
-def analyse(text: str) -> list[Word]:
+def analyse(text: str, *, synonyms: bool = False) -> list[Word]:
     """The words of ``text`` in order (folded: NFKC, lower case), each with reading and normalised spelling.
 
     Spaces are left out. Symbols, and line ends, stand as words that are not
     nouns (surface ``""`` for a line end), so a compound never runs across them.
     Text is analysed line by line; a line longer than :data:`MAX_LINE_CHARS` is cut there.
+    ``synonyms``: give each noun its synonym groups (a question's words; a document's are not
+    looked up, which would slow indexing by a tenth).
     """
     words: list[Word] = []
     tokenizer = _tokenizer()
@@ -179,7 +181,7 @@ def analyse(text: str) -> list[Word]:
             if not _WORDLIKE.search(surface):
                 words.append(_BREAK)
                 continue
-            word = _word(m)
+            word = _word(m, synonyms=synonyms)
             if word.noun:
                 parts = tuple(_word(part) for part in m.split(_split_mode_b())) if len(surface) > 2 else ()
                 word = replace(word, parts=parts if len(parts) > 1 else ())
@@ -187,7 +189,7 @@ def analyse(text: str) -> list[Word]:
     return words
 
 
-def _word(m: Any) -> Word:
+def _word(m: Any, *, synonyms: bool = False) -> Word:
     """A Sudachi morpheme as a :class:`Word`."""
     pos = m.part_of_speech()
     noun = (pos[0] == _NOUN and pos[1] not in _NOT_A_TERM) or (pos[0] == _SUFFIX and pos[1] == _NOUN)
@@ -201,7 +203,7 @@ def _word(m: Any) -> Word:
         proper=proper,
         place=place,
         oov=m.is_oov(),
-        synonyms=tuple(m.synonym_group_ids()) if noun else (),
+        synonyms=tuple(m.synonym_group_ids()) if synonyms and noun else (),
     )
 
 

@@ -189,7 +189,7 @@ def _load(live: tuple[int, ...]) -> LiveVocabulary:
 
 
 def _rows_by_synonym(texts: list[str]) -> dict[int, list[int]]:
-    """Term rows by synonym group; analysed here rather than stored, as fast as reading them back (55k terms in 0.5 s)."""
+    """Term rows by synonym group, analysed when the live vocabulary is loaded (55,863 terms in 0.5 s), not stored."""
     rows: dict[int, list[int]] = {}
     for i, text in enumerate(texts):
         for group in synonym_groups(text) if text and not text.isascii() else ():

@@ -90,7 +90,7 @@ class TermMatch:
 
 def question_words(text: str) -> list[Word]:
     """The words of a question with their readings (katakana) and normalised spellings (documents.vocabulary.analyse)."""
-    return [w for w in analyse(text) if not w.is_break]
+    return [w for w in analyse(text, synonyms=True) if not w.is_break]
 
 
 def question_readings(text: str) -> list[str]:

@@ -87,5 +87,6 @@ def test_synonyms_share_a_group_of_the_dictionary_and_a_compound_has_none():
     assert set(synonym_groups("切符")) & set(synonym_groups("チケット"))
     assert not set(synonym_groups("切符")) & set(synonym_groups("朝食"))
     assert synonym_groups("経費精算の申請") == ()
-    [word] = [w for w in analyse("上司") if w.noun]
+    [word] = [w for w in analyse("上司", synonyms=True) if w.noun]
     assert set(word.synonyms) & set(synonym_groups("上長"))
+    assert [w.synonyms for w in analyse("上司")] == [()]  # a document's words are not looked up
