@@ -145,10 +145,12 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
         + _by_kanji_spelling(text, lambda written: written_in(written, version_ids, starting_a_word=has_kanji(written)))
     )
     if settings.RAG_EVERYDAY_WORDS:
-        everyday = _by_everyday(folded, english, vocabulary, df, version_ids=version_ids)
+        # The company's glossary decides for the words it lists (a reviewer's pair replaces a general one).
+        own = {fold(term) for term, _ in dictionary_rules()}
+        everyday = _by_everyday(folded, english, vocabulary, df, version_ids=version_ids, own=own)
         matches += [m for m in everyday if all(m.word not in other.word for other in matches)]
         if not english:
-            synonyms = _by_synonym(words, vocabulary, df, folded, versions=len(version_ids))
+            synonyms = _by_synonym(words, vocabulary, df, folded, versions=len(version_ids), own=own)
             matches += [m for m in synonyms if all(m.word not in o.word and o.word not in m.word for o in matches)]
     reached = {m.word for m in matches}
     said = [m.word for m in matches if m.via in GENERAL]
@@ -168,18 +170,22 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
 
 
 def _by_everyday(
-    folded: str, english: bool, vocabulary: LiveVocabulary, df: np.ndarray, *, version_ids: Sequence[int]
+    folded: str,
+    english: bool,
+    vocabulary: LiveVocabulary,
+    df: np.ndarray,
+    *,
+    version_ids: Sequence[int],
+    own: set[str],
 ) -> list[TermMatch]:
     """Terms that rule books write for the question's everyday words (qa.everyday: 残業代 → 時間外労働, payday → 支払日).
 
     Taken only where the documents do not use the everyday word itself and do use the
     term: as a term of their vocabulary, or written in their text as a word of its own.
     At most :data:`EVERYDAY_TERMS` per word, in the list's order (the usual term first).
-    A word the company's glossary lists is left to the glossary.
+    A word the company's glossary lists (``own``, folded) is left to the glossary.
     """
     starts = set() if english else boundaries(folded)
-    # The company's glossary decides for the words it lists (a reviewer's pair replaces the general one).
-    own = {fold(term) for term, _ in dictionary_rules()}
     found: list[TermMatch] = []
     spans: list[tuple[int, int]] = []
     for word, terms, at in everyday_words(folded, english=english, starts=starts):
@@ -199,7 +205,7 @@ def _by_everyday(
 
 
 def _by_synonym(
-    words: list[Word], vocabulary: LiveVocabulary, df: np.ndarray, folded: str, *, versions: int
+    words: list[Word], vocabulary: LiveVocabulary, df: np.ndarray, folded: str, *, versions: int, own: set[str]
 ) -> list[TermMatch]:
     """The term the documents use for a question's noun, by the dictionary's synonym groups (朝ごはん → 朝食, 切符 → チケット).
 
@@ -216,18 +222,13 @@ def _by_synonym(
     - one term per word, the most used; not a term in Latin letters, nor one already written.
 
     Nouns in hiragana alone are left out (kana input is cut into words by guesswork: いしゃ of
-    かいしゃ). A word the company's glossary lists is left to the glossary.
+    かいしゃ). A word the company's glossary lists (``own``, folded) is left to the glossary.
     """
-    own = {fold(term) for term, _ in dictionary_rules()}
     found: list[TermMatch] = []
     for w in words:
         if not w.synonyms or len(w.surface) < 2 or w.surface.isascii() or _ALL_HIRAGANA.fullmatch(w.surface):
             continue
-        as_written = max(
-            [_use_count(w.surface, vocabulary, df)]
-            + [int(df[row]) for row in vocabulary.by_normalized.get(w.normalized, ())]
-        )
-        if w.surface in own or as_written:
+        if w.surface in own or _used_in_any_spelling(w, vocabulary, df):
             continue
         rows = {r for g in w.synonyms for r in vocabulary.by_synonym.get(g, ()) if 0 < df[r] < versions / 2}
         terms = sorted((r for r in rows if not vocabulary.texts[r].isascii()), key=lambda r: (-int(df[r]), r))
@@ -285,8 +286,7 @@ def unknown_words(text: str, *, version_ids: Sequence[int], reached: Iterable[st
         and not _INTERROGATIVE.search(w.surface)
         # Casual kana input is cut into words by guesswork (けんこう → けん as a name).
         and not _ALL_HIRAGANA.fullmatch(w.surface)
-        and not _used(w.surface, vocabulary, df)
-        and not any(df[row] > 0 for row in vocabulary.by_normalized.get(w.normalized, ()))
+        and not _used_in_any_spelling(w, vocabulary, df)
         # Kanji words share readings too often to be matched by them (as in _by_word_reading).
         and (has_kanji(w.surface) or by_reading.get(unvoiced(w.reading)) is None)
     ]
@@ -464,6 +464,13 @@ def written_as_documents(text: str, matches: Sequence[TermMatch]) -> str:
                 pieces[i : i + 1] = [before, m.term, after]
                 break
     return "".join(pieces)
+
+
+def _used_in_any_spelling(word: Word, vocabulary: LiveVocabulary, df: np.ndarray) -> bool:
+    """Whether a visible version uses ``word`` as written or in a spelling normalised the same (〆切 for 締切)."""
+    return _used(word.surface, vocabulary, df) or any(
+        df[row] > 0 for row in vocabulary.by_normalized.get(word.normalized, ())
+    )
 
 
 def _used(text: str, vocabulary: LiveVocabulary, df: np.ndarray) -> bool:
