@@ -215,6 +215,8 @@ class _Sentence:
     under_meaning: float = 0.0
     # The tokens of the sentence this one continues, or that continues it (:func:`_continues`): one statement.
     lead: dict[str, float] = field(default_factory=dict)
+    # It names another retrieved document by its title (「「ITサポートガイド」の手順を試してください」).
+    refers: bool = False
 
 
 _TABLE_LINE = re.compile(r"^\|.*\|$")
@@ -258,12 +260,23 @@ def _sentences(
     """
     sentences: list[_Sentence] = []
     contexts: list[dict[str, float]] = []
+    titles = {fold(c.title) for c in chunks if len(c.title) >= 2}
     for chunk_index, chunk in enumerate(chunks):
         own = _chunk_sentences(chunk_index, chunk, meanings[chunk_index] if meanings else [])
+        others = titles - {fold(chunk.title)}
+        own = [replace(s, refers=True) if _names_a_title(s.text, others) else s for s in own]
         sentences += own
         headings = [chunk.section, chunk.title] + [s.text for s in own if s.heading]
         contexts.append(tokens(" ".join(h for h in headings if h)))
     return sentences, contexts
+
+
+_QUOTED_NAME = re.compile(r"[「『]([^」』]{2,60})[」』]")
+
+
+def _names_a_title(sentence: str, titles: set[str]) -> bool:
+    """Whether ``sentence`` names one of ``titles`` in quotes: it sends the reader to that document."""
+    return bool(titles) and any(fold(name) in titles for name in _QUOTED_NAME.findall(sentence))
 
 
 def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, chunk_meanings: list[float]) -> list[_Sentence]:
@@ -597,7 +610,7 @@ class ExtractiveProvider:
             lexical -= 0.3
         if len(sentence.text) < 6:
             score -= 0.2
-        if _POINTER.search(sentence.text):
+        if sentence.refers or _POINTER.search(sentence.text):
             score -= POINTER_PENALTY
         if not query.asks_revision and _REVISION_LINE.search(sentence.text):
             score -= REVISION_PENALTY

@@ -241,6 +241,38 @@ def test_a_sentence_that_only_points_elsewhere_loses_to_the_content_it_points_to
     assert answer.blocks[0].text.startswith("パスワードを忘れた場合は、パスワードリセット画面")
 
 
+def test_a_sentence_naming_another_retrieved_document_by_its_title_points_to_it():
+    steps = replace(
+        make_chunk(
+            0,
+            "1. 「ITサポートガイド」の「PCの不具合」の手順を試してください。\n"
+            "2. 解決しない場合は、ITヘルプデスクでチケットを発行してください。",
+            "equipment.md",
+            "PCが故障したとき",
+        ),
+        title="備品・PC貸与ガイド",
+    )
+    guide = replace(
+        make_chunk(
+            1, "- まずはPCを再起動してください\n- 解決しない場合はITサポートに連絡してください", "it_support.md"
+        ),
+        section="PCの不具合",
+        title="ITサポートガイド",
+    )
+    # The portal searches パソコン as the documents' PC (its vocabulary); the terms come with the question.
+    terms = ["PC", "不具合"]
+    answer = ExtractiveProvider().generate(
+        "パソコンの調子がおかしいとき、最初に試すことは？", [steps, guide], expanded_terms=terms
+    )
+    assert "まずはPCを再起動してください" in answer.text
+    # The same sentence when no retrieved document has that title: what it says counts as an answer again.
+    elsewhere = replace(guide, title="ヘルプデスクのご案内")
+    answer = ExtractiveProvider().generate(
+        "パソコンの調子がおかしいとき、最初に試すことは？", [steps, elsewhere], expanded_terms=terms
+    )
+    assert answer.blocks[0].text.startswith("「ITサポートガイド」の「PCの不具合」の手順")
+
+
 def test_each_quantity_a_two_part_question_asks_for_gets_a_sentence():
     chunk = make_chunk(
         0,
