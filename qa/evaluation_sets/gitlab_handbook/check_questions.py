@@ -32,7 +32,7 @@ for i, line in enumerate(PATH.read_text(encoding="utf-8").splitlines(), 1):
             errors.append(f"{q}: missing {k}")
     if o["kind"] not in KINDS:
         errors.append(f"{q}: bad kind {o['kind']}")
-    if o["split"] not in ("dev", "held_out", "dev2"):
+    if o["split"] not in ("dev", "held_out", "dev2", "probe"):
         errors.append(f"{q}: bad split")
     if o["lang"] not in ("ja", "en"):
         errors.append(f"{q}: bad lang")
