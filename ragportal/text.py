@@ -173,6 +173,32 @@ _CITATION_RE = re.compile(
 )
 
 
+@dataclass(frozen=True)
+class Line:
+    """The line a sentence opens: its indentation and whether it is a list item (``- ``, ``1. ``, ``・``)."""
+
+    indent: int
+    item: bool
+
+
+def opened_line(text: str, start: int) -> Line | None:
+    """The line the sentence at ``text[start:]`` opens, None when the sentence starts mid-line.
+
+    Only its indentation and list marker may stand before it on its line (spans
+    from :func:`split_sentences` with ``strip_markers`` start after the marker).
+    A heading line is not an item.
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start]
+    stripped = before.lstrip()
+    if not stripped:
+        return Line(len(before), False)
+    marker = _LINE_MARKER_RE.match(stripped)
+    if marker is None or stripped[marker.end() :].strip():
+        return None
+    return Line(len(before) - len(stripped), not _HEADING_RE.match(stripped))
+
+
 def looks_like_citation(group: str) -> bool:
     """True when a bracket group (``(attendance.md)``, ``[1]``, ``（出典：…）``) cites rather than says."""
     return bool(_CITATION_RE.search(group.strip()))

@@ -16,8 +16,10 @@ from ragportal.text import (
     is_hiragana,
     is_kanji,
     is_katakana,
+    Line,
     looks_like_citation,
     nfkc,
+    opened_line,
     split_sentences,
     trim_span,
 )
@@ -201,6 +203,19 @@ def test_spans_are_offsets_into_the_original_text_and_say_how_they_ended() -> No
     text = "  有給は10日です。\n申請は3日前 "
     spans = split_sentences(text)
     assert [(s.start, s.end, s.terminated) for s in spans] == [(2, 11, True), (12, 18, False)]
+
+
+def test_the_line_a_sentence_opens_tells_a_list_item_and_its_depth_from_a_paragraph() -> None:
+    text = "出張者は次のタイミングで予約します：\n- 航空券は早めに。理想は次のとおり。\n  - 国際：21日前\n  2. 国内\n## 見出し"
+    spans = split_sentences(text, strip_markers=True)
+    assert [(text[s.start : s.end], opened_line(text, s.start)) for s in spans] == [
+        ("出張者は次のタイミングで予約します：", Line(0, False)),
+        ("航空券は早めに。", Line(0, True)),
+        ("理想は次のとおり。", None),  # the line's second sentence opens nothing
+        ("国際：21日前", Line(2, True)),
+        ("国内", Line(2, True)),
+        ("見出し", Line(0, False)),  # a heading is no list item
+    ]
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Unpack
 
@@ -41,7 +41,7 @@ from qa.providers.base import (
 )
 from qa.question import analyse_question
 from qa.types import AnswerBlock, Citation, ProviderAnswer, RetrievedChunk
-from ragportal.text import HIRAGANA, fold
+from ragportal.text import HIRAGANA, Line, fold, opened_line
 from ragportal.words import ENGLISH_STOP_WORDS, KANJI_INTERROGATIVES
 from verification.grounding import ENGLISH_LEAD_IN
 from verification.quantities import extract_quantities
@@ -159,6 +159,8 @@ class _Candidate:
     # A table row's header cells: the row is shown under them (``table_answer``).
     header: tuple[str, ...] = ()
     heading: bool = False
+    # For a list item: where in its chunk the sentence it belongs to starts (:class:`_ListParents`), else -1.
+    parent: int = -1
 
     @property
     def shown(self) -> str:
@@ -217,6 +219,8 @@ class _Sentence:
     lead: dict[str, float] = field(default_factory=dict)
     # It names another retrieved document by its title (「「ITサポートガイド」の手順を試してください」).
     refers: bool = False
+    # For a list item: where in its chunk the sentence it belongs to starts (:class:`_ListParents`), else -1.
+    parent: int = -1
 
 
 _TABLE_LINE = re.compile(r"^\|.*\|$")
@@ -280,10 +284,15 @@ def _names_a_title(sentence: str, titles: set[str]) -> bool:
 
 
 def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, chunk_meanings: list[float]) -> list[_Sentence]:
-    """The sentences of one chunk, each with its meaning and the heading it stands under; table rows with their header."""
+    """The sentences of one chunk, each with its meaning and the heading it stands under; table rows with their header.
+
+    A list item also reads the words of the item it is nested in, or of the sentence that introduces
+    its list (:class:`_ListParents`).
+    """
     sentences: list[_Sentence] = []
     spans = sentence_spans(chunk.text)
     header: tuple[str, ...] = ()
+    parents = _ListParents()
     # The heading a sentence stands under: the chunk's own section until a heading line follows.
     under, under_meaning = tokens(chunk.section.rsplit(">", 1)[-1]), 0.0
     for position, sentence in enumerate(spans):
@@ -291,7 +300,11 @@ def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, chunk_meanings: li
         meaning = chunk_meanings[position] if position < len(chunk_meanings) else 0.0
         if sentence.heading:
             under, under_meaning = tokens(text), meaning
-        if _TABLE_LINE.match(text):
+        row = bool(_TABLE_LINE.match(text))
+        parent = parents.read(chunk.text, sentence.start, sentences, breaks=sentence.heading or row)
+        placed = _Sentence(chunk_index, sentence.start, sentence.end, sentence.heading, text, {}, meaning)
+        placed = replace(placed, under=under, under_meaning=under_meaning)
+        if row:
             # A table: its header row (the line before |---|) and separator are never answers by
             # themselves; each row is read with the header's words and shown under it.
             following = spans[position + 1] if position + 1 < len(spans) else None
@@ -300,41 +313,75 @@ def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, chunk_meanings: li
             if following and _TABLE_SEPARATOR.match(chunk.text[following.start : following.end]):
                 header = _cells(text)
                 continue
-            row_tokens = tokens(f"{text} {' '.join(header)}")
-            sentences.append(
-                _Sentence(
-                    chunk_index,
-                    sentence.start,
-                    sentence.end,
-                    False,
-                    text,
-                    row_tokens,
-                    meaning,
-                    header,
-                    under,
-                    under_meaning,
-                )
-            )
+            sentences.append(replace(placed, tokens=tokens(f"{text} {' '.join(header)}"), header=header))
             continue
         header = ()
         own = tokens(text)
         lead = {} if sentence.heading else _linked_to_previous(sentences, text, own)
-        sentences.append(
-            _Sentence(
-                chunk_index,
-                sentence.start,
-                sentence.end,
-                sentence.heading,
-                text,
-                own,
-                meaning,
-                (),
-                under,
-                under_meaning,
-                lead,
-            )
-        )
+        if parent is not None:
+            lead = _merged([parent.tokens, lead])
+        sentences.append(replace(placed, tokens=own, lead=lead, parent=-1 if parent is None else parent.start))
     return sentences
+
+
+@dataclass(frozen=True)
+class _Parent:
+    """What a list item belongs to: the words of that line and where its sentence leading into the list starts."""
+
+    tokens: dict[str, float]
+    start: int
+
+
+class _ListParents:
+    """The line a list item belongs to: the item it is nested in, or the sentence introducing its list.
+
+    「出張者は以下のタイミングで予約します。」 then 「- 国際：少なくとも21日前」: the item states the
+    answer, its parent what the answer is about. An item deeper than an item before it
+    belongs to that item (all its sentences are read; its last one leads into the list);
+    an item right below a paragraph whose last sentence ends in a colon or announces what
+    follows (「次の」, 「以下の」) belongs to that sentence. A heading or a table ends the list.
+    """
+
+    def __init__(self) -> None:
+        # The lines since the last heading or table: how each opens, and the index of its first sentence.
+        self._lines: list[tuple[Line, int]] = []
+        self._parent: _Parent | None = None
+
+    def read(self, text: str, start: int, sentences: list[_Sentence], *, breaks: bool) -> _Parent | None:
+        """The parent of the sentence at ``text[start:]``, which comes next after ``sentences``.
+
+        ``breaks``: the sentence is a heading or a table row. A sentence in the middle of
+        a line has the parent of the line's first.
+        """
+        line = opened_line(text, start)
+        if breaks:
+            self._lines, self._parent = [], None
+        elif line is not None:
+            self._parent = self._find(line, sentences) if line.item else None
+            self._lines.append((line, len(sentences)))
+        return self._parent
+
+    def _find(self, line: Line, sentences: list[_Sentence]) -> _Parent | None:
+        end = len(sentences)
+        for earlier, first in reversed(self._lines):
+            if end > first and earlier.item and earlier.indent < line.indent:
+                return _Parent(_merged(s.tokens for s in sentences[first:end]), sentences[end - 1].start)
+            if not earlier.item:
+                last = sentences[end - 1] if end > first else None
+                if last is None or not _INTRODUCES_LIST.search(last.text):
+                    return None
+                return _Parent(dict(last.tokens), last.start)
+            end = first
+        return None
+
+
+def _merged(token_sets: Iterable[dict[str, float]]) -> dict[str, float]:
+    """The union of token weights, each token at its highest weight."""
+    merged: dict[str, float] = {}
+    for found in token_sets:
+        for token, weight in found.items():
+            merged[token] = max(weight, merged.get(token, 0.0))
+    return merged
 
 
 def _linked_to_previous(sentences: list[_Sentence], text: str, own: dict[str, float]) -> dict[str, float]:
@@ -627,6 +674,7 @@ class ExtractiveProvider:
             sentence.meaning,
             sentence.header,
             sentence.heading,
+            sentence.parent,
         )
 
     def _meaning_share(self, meaning: float, scale: tuple[float, float] | None = None) -> float:
@@ -683,8 +731,14 @@ class ExtractiveProvider:
             # A document's own question (an FAQ's 「Q: …ですか？」) matches the asker's words best, and
             # its answer is what follows it: quoted after it, up to the next question or heading.
             chosen += _answer_after(candidates, best)[: limit - 1]
+        elif limit > 1 and (item := _best_item_under(candidates, best, facts, units)) is not None:
+            # A sentence leading into a list (「…次のタイミングで予約します。」) is completed by its best item.
+            chosen = [best, item]
         elif limit > 1 and _needs_context(best.text, part.text):
-            chosen = _with_context(candidates, best, limit)
+            # A list item that cannot stand alone (「国際：少なくとも21日前」) is quoted under the sentence
+            # leading into its list, not after the item before it.
+            parent = _parent_of(candidates, best)
+            chosen = [parent, best] if parent is not None else _with_context(candidates, best, limit)
         elif limit > 1 and (asked := _question_before(candidates, best)) is not None:
             # The answer to a document's own question is quoted under that question.
             chosen = [asked, best]
@@ -942,6 +996,8 @@ _ASKS_TABLE = re.compile(
 )
 TABLE_LOOKAHEAD = 5
 _INTRODUCES_TABLE = re.compile(r"次の|以下の|下表|次のとおり|のとおり[。です]")
+# A sentence that a list below it continues: it announces what follows, or ends in a colon.
+_INTRODUCES_LIST = re.compile(_INTRODUCES_TABLE.pattern + r"|[:：]\**$|\bfollowing\b")
 
 
 def _asked_table(question: str, candidates: list[_Candidate], chunks: Sequence[RetrievedChunk]) -> _Candidate | None:
@@ -1002,6 +1058,41 @@ def _question_before(candidates: list[_Candidate], sentence: _Candidate) -> _Can
     """The document's own question just before ``sentence`` in its chunk (past fragments with no words), if any."""
     previous = _previous_in_chunk(candidates, sentence, worded=True)
     return previous if previous is not None and _is_question(previous.text) else None
+
+
+def _parent_of(candidates: list[_Candidate], item: _Candidate) -> _Candidate | None:
+    """The sentence ``item`` (a list item) belongs to, among ``candidates``; None when it has none."""
+    if item.parent < 0:
+        return None
+    return next((c for c in candidates if c.chunk_index == item.chunk_index and c.start == item.parent), None)
+
+
+def _best_item_under(
+    candidates: list[_Candidate], parent: _Candidate, facts: list[str], units: list[frozenset[str]]
+) -> _Candidate | None:
+    """The best-scored list item that belongs to ``parent`` (``candidates`` are best first); None when none does.
+
+    When the question asks for a kind of fact, only an item carrying it (:func:`_carries_asked`):
+    the list may be about the topic while the fact is stated elsewhere.
+    """
+    return next(
+        (
+            c
+            for c in candidates
+            if c.chunk_index == parent.chunk_index and c.parent == parent.start and _carries_asked(c.text, facts, units)
+        ),
+        None,
+    )
+
+
+def _carries_asked(sentence: str, facts: list[str], units: list[frozenset[str]]) -> bool:
+    """Whether ``sentence`` states what the question asks for: a quantity in an asked unit, else a fact of an asked type.
+
+    Nothing asked: any sentence does.
+    """
+    if units:
+        return any(carries_units(asked, sentence) for asked in units)
+    return not facts or _fact_bonus(sentence, facts, units) > 0
 
 
 def _next_in_chunk(candidates: list[_Candidate], sentence: _Candidate) -> _Candidate | None:

@@ -273,6 +273,38 @@ def test_a_sentence_naming_another_retrieved_document_by_its_title_points_to_it(
     assert answer.blocks[0].text.startswith("「ITサポートガイド」の「PCの不具合」の手順")
 
 
+def test_a_list_item_is_read_with_the_item_it_is_nested_in():
+    # Two lists of the same shape: which 「海外」 item answers depends on the item each is nested in.
+    chunk = make_chunk(
+        0,
+        "- 社外研修は、次の期限までに申し込みます。\n"
+        "  - 国内：開催の14日前\n"
+        "  - 海外：開催の30日前\n"
+        "- 出張の航空券は、次のタイミングで予約します。\n"
+        "  - 国内：出発の7日前\n"
+        "  - 海外：出発の21日前\n",
+        "travel.md",
+        "期限",
+    )
+    answer = ExtractiveProvider().generate("海外の社外研修は何日前までに申し込む？", [chunk])
+    # The sentence leading into the list, then its item the question names (not the first item).
+    assert answer.text.startswith("社外研修は、次の期限までに申し込みます。海外：開催の30日前")
+    assert "21日前" not in answer.text
+
+
+def test_a_list_item_that_cannot_stand_alone_is_quoted_under_the_sentence_introducing_its_list():
+    chunk = make_chunk(
+        0,
+        "出張の手配は総務部が行います。\n\n航空券は、次のタイミングまでに予約します：\n\n"
+        "- 国内線：出発の7日前\n- 国際線：出発の21日前\n\n宿泊は契約ホテルを使います。",
+        "booking.md",
+        "出張",
+    )
+    answer = ExtractiveProvider().generate("国際線は出発の何日前までに予約？", [chunk])
+    # Not after the item above it (「国内線：出発の7日前」), which the question did not ask about.
+    assert answer.text.startswith("航空券は、次のタイミングまでに予約します：\n国際線：出発の21日前")
+
+
 def test_each_quantity_a_two_part_question_asks_for_gets_a_sentence():
     chunk = make_chunk(
         0,
