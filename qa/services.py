@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections.abc import Sequence
 from typing import Any
 from dataclasses import dataclass, replace
 
@@ -48,7 +49,7 @@ from qa.question import Question, analyse_question
 from qa.hit_vectors import sentence_matrices
 from qa.results import AnswerResult
 from qa.retrieval import SearchResult, evidence_for, measure_question, search
-from qa.types import ProviderAnswer, ProviderConfigurationError, ProviderError, RetrievedChunk
+from qa.types import AnswerBlock, ProviderAnswer, ProviderConfigurationError, ProviderError, RetrievedChunk
 from verification.grounding import NOT_FOUND_MESSAGE, NOT_FOUND_MESSAGE_EN
 from verification.meaning import MeaningCheck
 from verification.verdict import Verdict, verify
@@ -363,13 +364,28 @@ def verify_answer(
     return verify(
         blocks=generated.blocks,
         chunks=hits,
-        top_similarity=max((h.similarity for h in hits), default=None),
+        top_similarity=evidence_similarity(generated.blocks, hits),
         thresholds=(calibration.confident, calibration.medium),
         min_grounded_ratio=settings.RAG_MIN_GROUNDED_RATIO,
         abstained=generated.abstained,
         question=question.asked,
         meaning=_meaning_check(hits),
     )
+
+
+def evidence_similarity(blocks: Sequence[AnswerBlock], hits: Sequence[RetrievedChunk]) -> float | None:
+    """How close to the question the passage is that the answer leads with: its hit's dense similarity.
+
+    Confidence is about the evidence an answer gives, not about the best passage the search
+    found: an answer quoting the fourth hit is as sure as that hit, however close the first
+    one came. The lead passage is the first one cited (the provider puts its answer first).
+    Without a citation (an abstention, a provider that cites nothing), the best hit's.
+    """
+    for block in blocks:
+        for citation in block.citations:
+            if citation.chunk_index is not None and 0 <= citation.chunk_index < len(hits):
+                return hits[citation.chunk_index].similarity
+    return max((h.similarity for h in hits), default=None)
 
 
 def _meaning_check(hits: list[RetrievedChunk]) -> MeaningCheck:

@@ -3,8 +3,9 @@
 Pure Python, no Django, no app imports. The steps, in order (each a function
 tested on its own in tests/verification/test_confidence.py):
 
-1. :func:`retrieval_confidence`: the best dense similarity against the
-   calibrated thresholds (高 ≥ ``high``, 中 ≥ ``medium``, else 低);
+1. :func:`retrieval_confidence`: the dense similarity of the passage the answer
+   stands on (the one it quotes first, ``qa.services.evidence_similarity``)
+   against the calibrated thresholds (高 ≥ ``high``, 中 ≥ ``medium``, else 低);
 2. :func:`adjust_confidence_by_citation`: the first reference article's rules
    (a fabricated file name → 低; no citation → one step down);
 3. :func:`after_checks`: what verification found: a fabricated source or quote,

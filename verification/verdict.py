@@ -4,7 +4,7 @@ Pure Python, no Django, no import of ``qa``: blocks, citations and chunks are
 duck-typed (``qa.types.AnswerBlock``, ``Citation`` and ``RetrievedChunk`` fit).
 :func:`verify` combines
 
-1. retrieval strength (top dense similarity against the calibrated thresholds),
+1. retrieval strength (the dense similarity of the passage the answer stands on, against the calibrated thresholds),
 2. citation presence (first reference article): the sources the blocks cite (structured
    citations) and the file names the answer text writes itself,
 3. the quote check (every citation against the chunk it claims),
@@ -255,8 +255,9 @@ def verify(
     """Verify an answer made of ``blocks`` (``.text``, ``.citations``) against the retrieved ``chunks``.
 
     ``chunks`` are those sent to the provider (``.filename``, ``.text``); a
-    citation's ``chunk_index`` indexes them. ``top_similarity`` is the best
-    dense similarity of the retrieval (``None`` when nothing was retrieved).
+    citation's ``chunk_index`` indexes them. ``top_similarity`` is the dense
+    similarity of the passage the answer stands on (the portal passes the one
+    it quotes first; ``None`` when nothing was retrieved).
     ``abstained`` is the provider's own "not found" signal; an answer whose
     whole text is the abstention sentence counts too. With ``question``, the
     answer's fit to it is judged too (``fit_similarity``: question–answer cosine
