@@ -159,7 +159,7 @@ _ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "mr", "mrs", "ms", "dr", "vs", 
 # numbered items ("1. ", "(2) ", "３．"), circled numbers. A Markdown bullet (-, *, +) is
 # followed by a space: 「**休職:** …」 opens with bold, not with a bullet.
 _LINE_MARKER_RE = re.compile(
-    r"(?:#{1,6}\s+|[-*+](?:\s+|$)|[・•●■□◆◇○]\s*|\(?\d{1,3}(?:[.)](?:\s+|$)|[．）](?!\d)\s*)|[①-⑳]\s*)"
+    r"(?:#{1,6}\s+|[-*+](?:\s+|$)|[・•●■□◆◇○]\s*|[(（]\d{1,3}[)）]\s*|\(?\d{1,3}(?:[.)](?:\s+|$)|[．）](?!\d)\s*)|[①-⑳]\s*)"
 )
 _HEADING_RE = re.compile(r"#{1,6}\s")
 # A bracket group right after a sentence end that is a citation belongs to that sentence:

@@ -205,6 +205,25 @@ def test_spans_are_offsets_into_the_original_text_and_say_how_they_ended() -> No
     assert [(s.start, s.end, s.terminated) for s in spans] == [(2, 11, True), (12, 18, False)]
 
 
+def test_numbered_items_as_rule_books_write_them_are_list_items() -> None:
+    # 規程 number their steps 「（１）」 (full-width, no space after): a marker, as 「1. 」 and 「(2) 」 are.
+    text = "次の手順で報告する。\n（１）被災者を救護する\n(2)班長に報告する\n(1,000円) は対象外\n２　前項の報告は省略しない"
+    assert sentences(text, strip_markers=True) == [
+        "次の手順で報告する。",
+        "被災者を救護する",
+        "班長に報告する",
+        "(1,000円) は対象外",  # a bracketed amount opening a line is no marker
+        "２　前項の報告は省略しない",  # nor a paragraph number (第2項)
+    ]
+    assert [opened_line(text, s.start).item for s in split_sentences(text, strip_markers=True)] == [
+        False,
+        True,
+        True,
+        False,
+        False,
+    ]
+
+
 def test_the_line_a_sentence_opens_tells_a_list_item_and_its_depth_from_a_paragraph() -> None:
     text = "出張者は次のタイミングで予約します：\n- 航空券は早めに。理想は次のとおり。\n  - 国際：21日前\n  2. 国内\n## 見出し"
     spans = split_sentences(text, strip_markers=True)

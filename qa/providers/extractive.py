@@ -725,13 +725,17 @@ class ExtractiveProvider:
         facts, units = list(part.types), list(part.units)
         if self._count_unstated(candidates, units, threshold, english=english):
             return []
+        first = bool(_ASKS_FIRST.search(fold(part.text)))
+        if first and (parent := _parent_of(candidates, best)) is not None:
+            # 「まず何をする？」 asks for a procedure's first step: its first item that states what is asked.
+            best = _best_item_under(candidates, parent, facts, units, first=True) or best
         candidates = [best] + [c for c in candidates if c is not best]
         chosen = [best]
         if limit > 1 and _is_question(best.text):
             # A document's own question (an FAQ's 「Q: …ですか？」) matches the asker's words best, and
             # its answer is what follows it: quoted after it, up to the next question or heading.
             chosen += _answer_after(candidates, best)[: limit - 1]
-        elif limit > 1 and (item := _best_item_under(candidates, best, facts, units)) is not None:
+        elif limit > 1 and (item := _best_item_under(candidates, best, facts, units, first=first)) is not None:
             # A sentence leading into a list (「…次のタイミングで予約します。」) is completed by its best item.
             chosen = [best, item]
         elif limit > 1 and _needs_context(best.text, part.text):
@@ -902,6 +906,9 @@ def _other_cases(candidates: list[_Candidate], units: Sequence[frozenset[str]]) 
 
 
 # A sentence opening with a demonstrative refers back to the one before it (「…も存在する。これを…と呼ぶ。」).
+# A question for the first of several steps (「まず誰に言えばいい？」, "what do I do first?"); not 「最初の給料日」
+# or "my first day", which name a first thing rather than ask for a first step.
+_ASKS_FIRST = re.compile(r"まず|最初に|はじめに|初めに|\bfirst\s*\?|\bfirst step")
 _DEMONSTRATIVES = ("これ", "それ", "この", "その", "こう", "そう")
 _POINTS_BACK = re.compile("^(" + "|".join(_DEMONSTRATIVES) + ")")
 # A sentence opening with any of these needs the one before it to make sense.
@@ -1068,21 +1075,27 @@ def _parent_of(candidates: list[_Candidate], item: _Candidate) -> _Candidate | N
 
 
 def _best_item_under(
-    candidates: list[_Candidate], parent: _Candidate, facts: list[str], units: list[frozenset[str]]
+    candidates: list[_Candidate],
+    parent: _Candidate,
+    facts: list[str],
+    units: list[frozenset[str]],
+    *,
+    first: bool = False,
 ) -> _Candidate | None:
     """The best-scored list item that belongs to ``parent`` (``candidates`` are best first); None when none does.
 
     When the question asks for a kind of fact, only an item carrying it (:func:`_carries_asked`):
-    the list may be about the topic while the fact is stated elsewhere.
+    the list may be about the topic while the fact is stated elsewhere. ``first``: the first
+    such item in the document's order (a procedure's first step), not the best-scored.
     """
-    return next(
-        (
-            c
-            for c in candidates
-            if c.chunk_index == parent.chunk_index and c.parent == parent.start and _carries_asked(c.text, facts, units)
-        ),
-        None,
-    )
+    items = [
+        c
+        for c in candidates
+        if c.chunk_index == parent.chunk_index and c.parent == parent.start and _carries_asked(c.text, facts, units)
+    ]
+    if first:
+        return min(items, key=lambda c: c.start, default=None)
+    return items[0] if items else None
 
 
 def _carries_asked(sentence: str, facts: list[str], units: list[frozenset[str]]) -> bool:

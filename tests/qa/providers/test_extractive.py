@@ -305,6 +305,24 @@ def test_a_list_item_that_cannot_stand_alone_is_quoted_under_the_sentence_introd
     assert answer.text.startswith("航空券は、次のタイミングまでに予約します：\n国際線：出発の21日前")
 
 
+def test_a_question_for_the_first_step_gets_the_first_step_that_says_what_is_asked():
+    chunk = make_chunk(
+        0,
+        "作業中に負傷した場合は、次の手順で報告しなければならない。\n"
+        "（１）被災者の救護を最優先とし、必要に応じて119番通報する\n"
+        "（２）直ちに班長に報告し、班長は安全衛生課に連絡する\n"
+        "（３）所属課長は、発生日から3日以内に報告書を作成し、工場長に提出する",
+        "safety.md",
+        "労働災害の報告",
+    )
+    answer = ExtractiveProvider().generate("工場でケガしちゃった。まず誰に言えばいい？", [chunk])
+    # Who first: step (2), the first step naming someone to tell; not step (3), which shares more words.
+    assert "直ちに班長に報告し" in answer.text and "所属課長" not in answer.text
+    # Asked without 「まず」, the step that fits the question best answers, as before.
+    answer = ExtractiveProvider().generate("労災の報告書は誰が作って誰に出す？", [chunk])
+    assert "所属課長は、発生日から3日以内に報告書を作成し" in answer.text
+
+
 def test_each_quantity_a_two_part_question_asks_for_gets_a_sentence():
     chunk = make_chunk(
         0,
