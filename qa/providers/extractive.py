@@ -302,8 +302,17 @@ def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, chunk_meanings: li
             under, under_meaning = tokens(text), meaning
         row = bool(_TABLE_LINE.match(text))
         parent = parents.read(chunk.text, sentence.start, sentences, breaks=sentence.heading or row)
-        placed = _Sentence(chunk_index, sentence.start, sentence.end, sentence.heading, text, {}, meaning)
-        placed = replace(placed, under=under, under_meaning=under_meaning)
+        placed = _Sentence(
+            chunk_index,
+            sentence.start,
+            sentence.end,
+            sentence.heading,
+            text,
+            {},
+            meaning,
+            under=under,
+            under_meaning=under_meaning,
+        )
         if row:
             # A table: its header row (the line before |---|) and separator are never answers by
             # themselves; each row is read with the header's words and shown under it.
@@ -353,10 +362,9 @@ class _ListParents:
         ``breaks``: the sentence is a heading or a table row. A sentence in the middle of
         a line has the parent of the line's first.
         """
-        line = opened_line(text, start)
         if breaks:
             self._lines, self._parent = [], None
-        elif line is not None:
+        elif (line := opened_line(text, start)) is not None:
             self._parent = self._find(line, sentences) if line.item else None
             self._lines.append((line, len(sentences)))
         return self._parent
@@ -905,10 +913,10 @@ def _other_cases(candidates: list[_Candidate], units: Sequence[frozenset[str]]) 
     ]
 
 
-# A sentence opening with a demonstrative refers back to the one before it (「…も存在する。これを…と呼ぶ。」).
 # A question for the first of several steps (「まず誰に言えばいい？」, "what do I do first?"); not 「最初の給料日」
 # or "my first day", which name a first thing rather than ask for a first step.
 _ASKS_FIRST = re.compile(r"まず|最初に|はじめに|初めに|\bfirst\s*\?|\bfirst step")
+# A sentence opening with a demonstrative refers back to the one before it (「…も存在する。これを…と呼ぶ。」).
 _DEMONSTRATIVES = ("これ", "それ", "この", "その", "こう", "そう")
 _POINTS_BACK = re.compile("^(" + "|".join(_DEMONSTRATIVES) + ")")
 # A sentence opening with any of these needs the one before it to make sense.
