@@ -38,6 +38,7 @@ from qa.engine import EngineConfig, HybridEngine, Mode
 from qa.expansion import Expansion, dictionary_rules, expand, expand_with_terms
 from qa.fusion import Candidate
 from qa.question import Question, analyse_question
+from qa.rerank import stating_first
 from qa.hit_vectors import sentence_matrices
 from qa.types import RetrievedChunk
 from verification.answer_types import carries_units
@@ -165,6 +166,7 @@ def search(
         mode=mode,
         llm=_llm_keywords(llm_expansion),
         english=question.english,
+        units=question.whole.units,
     )
     hits, expansion = found.hits, found.expansion
     terms = _terms_as_written(question, found.written)
@@ -172,11 +174,7 @@ def search(
     hits += _asked_fact_in_the_best_document(question, hits, mode=mode)
     subject_unknown = _subject_unknown(question, found)
     unknown = [] if question.english else _unknown_words(question, found)
-    for part in question.parts if question.two_part else ():
-        part_hits = _retrieve(
-            user, part.text, document_id=document_id, k=PART_HITS, mode=mode, llm=None, english=question.english
-        ).hits
-        hits += [hit for hit in part_hits if all(hit.chunk_id != h.chunk_id for h in hits)][:PART_HITS]
+    hits += _part_hits(user, question, hits, document_id=document_id, mode=mode)
     timings = {**found.timings, "total": (time.perf_counter() - t0) * 1000}
     return SearchResult(
         query=query,
@@ -194,6 +192,26 @@ def search(
         written_in_terms=_written_in_terms(question, found),
         terms=terms,
     )
+
+
+def _part_hits(
+    user: User | AnonymousUser, question: Question, hits: list[RetrievedChunk], *, document_id: int | None, mode: Mode
+) -> list[RetrievedChunk]:
+    """For a two-part question, each part's best chunks that ``hits`` lacks (at most :data:`PART_HITS` per part)."""
+    added: list[RetrievedChunk] = []
+    for part in question.parts if question.two_part else ():
+        found = _retrieve(
+            user,
+            part.text,
+            document_id=document_id,
+            k=PART_HITS,
+            mode=mode,
+            llm=None,
+            english=question.english,
+            units=part.units,
+        ).hits
+        added += [hit for hit in found if all(hit.chunk_id != h.chunk_id for h in hits + added)][:PART_HITS]
+    return added
 
 
 def _written_in_terms(question: Question, found: _Retrieved) -> str:
@@ -341,12 +359,14 @@ def _retrieve(
     version_ids: list[int] | None = None,
     english: bool | None = None,
     meaning: bool = True,
+    units: Sequence[frozenset[str]] = (),
 ) -> _Retrieved:
     """Expand ``query`` (spelled out), search both indexes within ``user``'s versions, keep the top ``k``.
 
     ``version_ids`` given (calibration, which measures the whole corpus) replaces the user's;
     ``english`` is the question's language as analysed (read from ``query`` when None);
-    ``meaning`` False skips the re-ranking by sentence meaning.
+    ``meaning`` False skips the re-ranking by sentence meaning; ``units``: per quantity
+    the question asks for, its units (qa.rerank.stating_first puts passages stating one first).
     """
     t0 = time.perf_counter()
     if version_ids is None:
@@ -381,7 +401,9 @@ def _retrieve(
     timings.update(result.timings)
     per_document = settings.RAG_MAX_CHUNKS_PER_DOCUMENT if document_id is None else k
     chunks = _candidate_chunks(result.candidates, version_ids)
-    hits = _hits(result.candidates, chunks, k=k, per_document=per_document)
+    texts = {pk: chunk.text for pk, chunk in chunks.items()}
+    candidates = stating_first(result.candidates, texts, units, depth=settings.RAG_RERANK_DEPTH)
+    hits = _hits(candidates, chunks, k=k, per_document=per_document)
     return _Retrieved(expansion, hits, chunks, version_ids, timings, matches, written)
 
 

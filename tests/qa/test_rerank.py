@@ -172,3 +172,31 @@ def test_the_engine_never_moves_a_document_only_its_chunks(sibling_index, questi
     plain, reranked = run(0.0), run(0.1)
     assert sorted(plain) == sorted(reranked)
     assert [documents[c] for c in plain] == [documents[c] for c in reranked]
+
+
+# Passages of a travel rule book: two about the topic, one stating the number of days asked for.
+TRAVEL = {
+    1: "出張の申請はワークフローから行い、上長の承認を受けてください。",
+    2: "出張の申請内容に変更があれば、申請を取り下げて出し直してください。",
+    3: "海外の場合は出発の14日前までに手配を済ませます。",
+    4: "国内の宿泊は1泊12,000円までです。",
+}
+
+
+def test_a_passage_stating_the_asked_quantity_comes_before_passages_only_about_the_topic():
+    """「何日前まで？」 is answered by a number of days: among the top, the passage stating one comes first,
+    the others keep their order and scores; a question asking no quantity, or a top where none (or all)
+    state one, leaves the ranking as the fusion made it. Below ``depth`` nothing moves."""
+    from verification.answer_types import asked_units
+    from qa.rerank import stating_first
+
+    days = asked_units("出張の申請は何日前までに出せばいい？")
+    ranked = stating_first(fused([1, 2, 3, 4]), TRAVEL, days, depth=4)
+    assert [c.chunk_id for c in ranked] == [3, 1, 2, 4]
+    assert {c.chunk_id: c.score for c in ranked} == {c.chunk_id: c.score for c in fused([1, 2, 3, 4])}
+
+    assert [c.chunk_id for c in stating_first(fused([1, 2, 3, 4]), TRAVEL, days, depth=2)] == [1, 2, 3, 4]
+    assert [c.chunk_id for c in stating_first(fused([1, 2, 3]), TRAVEL, (), depth=4)] == [1, 2, 3]
+    yen = asked_units("出張の申請はいくらまで？")
+    assert [c.chunk_id for c in stating_first(fused([1, 2, 3]), TRAVEL, yen, depth=4)] == [1, 2, 3]
+    assert [c.chunk_id for c in stating_first(fused([1, 2, 4]), TRAVEL, yen, depth=4)] == [4, 1, 2]

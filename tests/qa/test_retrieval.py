@@ -402,3 +402,32 @@ def test_the_best_documents_chunks_left_out_by_the_cap_follow_the_top_k() -> Non
     more = _more_of_the_best_document(ranked, top, chunks, extra=2)  # type: ignore[arg-type]
     # Chunk 3 ranked above the last kept one (4); 5 and 7 did not, and 6 is another document.
     assert [c.chunk_id for c in more] == [3]
+
+
+# --- the asked quantity ----------------------------------------------------------
+
+TRAVEL_RULES = (
+    "# 出張規程\n\n## 出張の申請\n"
+    "出張の申請はワークフローから行い、上長の承認を受けてください。"
+    "出張の申請には目的と行き先を書きます。出張の申請が承認されると手配を始められます。\n"
+)
+BOOKING_RULES = (
+    "# 航空券と宿の手配\n\n## 手配の期限\n海外は出発の14日前まで、国内は出発の7日前までに手配を済ませます。\n"
+)
+
+
+def test_a_passage_stating_the_number_of_days_asked_for_is_retrieved_before_one_only_about_the_topic(
+    ingest, employee, settings
+):
+    """「何日前まで？」: the rule book's 出張の申請 section shares the question's words and states no day;
+    the booking rules state the days. With one hit, it is the one that can answer (qa.rerank.stating_first);
+    with the re-ranking window closed, the words win as before. A question asking no quantity keeps them first."""
+    ingest(text=TRAVEL_RULES, filename="travel.md")
+    ingest(text=BOOKING_RULES, filename="booking.md")
+    settings.RAG_TOP_K = 1
+    question = "出張の申請は何日前までに出せばいい？"
+
+    assert [h.filename for h in search(user=employee, query=question).hits][:1] == ["booking.md"]
+    assert [h.filename for h in search(user=employee, query="出張の申請はどうやって出す？").hits][:1] == ["travel.md"]
+    settings.RAG_RERANK_DEPTH = 1
+    assert [h.filename for h in search(user=employee, query=question).hits][:1] == ["travel.md"]
