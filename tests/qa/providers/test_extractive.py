@@ -498,27 +498,3 @@ def test_two_sentences_read_together_are_as_close_to_the_question_as_the_sum_of_
     assert meanings.read_together(0, 1) == pytest.approx(float(together @ question) / np.linalg.norm(together))
     assert meanings.of(1) == pytest.approx(float(sentences[1] @ question))
     assert meanings.read_together(0, 5) == 0.0 and meanings.of(5) == 0.0
-
-
-def test_a_sentence_clearly_closer_in_meaning_than_the_best_is_quoted_in_place_of_the_last_runner_up():
-    """Three limits on gifts to officials lead by their passage's rank and the words they share
-    (プレゼント, 上限); the limit on gifts between colleagues, in the passage ranked second, is
-    clearly closer to the question in meaning. It is quoted, in the last place, and the best
-    sentence keeps the first."""
-    officials = make_chunk(
-        0,
-        "取引先の公務員へのプレゼントは、1人あたり3,000円が上限です。\n"
-        "外国の公務員へのプレゼントは、1人あたり5,000円が上限です。\n"
-        "同じ公務員へのプレゼントの合計は、1年あたり10,000円が上限です。",
-        "ethics.md",
-        "公務員への贈答",
-    )
-    colleagues = make_chunk(
-        1, "同僚の結婚や出産のお祝いに贈る品は、1回5,000円まで会社の経費にできます。", "celebrations.md", "祝い"
-    )
-    answer = ExtractiveProvider().generate("同僚にお祝いのプレゼントを贈るとき上限はいくら？", [officials, colleagues])
-    texts = [b.text for b in answer.blocks]
-    assert len(texts) == 3
-    assert texts[-1] == "同僚の結婚や出産のお祝いに贈る品は、1回5,000円まで会社の経費にできます。"
-    assert "公務員" in texts[0]
-    assert answer.blocks[-1].citations[0].chunk_index == 1
