@@ -14,6 +14,9 @@ serve spelling and reading matches.
 
 from __future__ import annotations
 
+import bisect
+import functools
+import itertools
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -134,6 +137,23 @@ class LiveVocabulary:
         if standalone and self.use_standalone is not None:
             mask &= self.use_standalone
         return np.bincount(self.use_terms[mask], minlength=len(self.texts))
+
+    def rows_containing(self, text: str) -> list[int]:
+        """The rows of the terms that hold ``text`` inside them (水曜日 holds 曜日), ``text`` itself included."""
+        joined, starts = self._joined
+        rows: list[int] = []
+        at = joined.find(text)
+        while at >= 0:
+            row = bisect.bisect_right(starts, at) - 1
+            rows.append(row)
+            at = joined.find(text, starts[row + 1]) if row + 1 < len(starts) else -1
+        return rows
+
+    @functools.cached_property
+    def _joined(self) -> tuple[str, list[int]]:
+        """Every term in one string, newline-separated (a term holds none), and where each begins."""
+        starts = list(itertools.accumulate((len(t) + 1 for t in self.texts[:-1]), initial=0))
+        return "\n".join(self.texts), starts
 
 
 _cache_lock = threading.Lock()

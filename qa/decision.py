@@ -15,7 +15,9 @@ The rules, in the order they are tried:
    「ソニーの育児休業は？」 or 「What is Sony's parental leave?」 asks about another
    company's rules, however close our own 育児休業 rule is in meaning), ``REASON_UNKNOWN_WORD`` (it uses a word
    nothing the user may read uses, and no hit is even as close as 中 needs:
-   「忘年会の会費は？」), ``REASON_UNKNOWN_SUBJECT`` (a Japanese question whose
+   「忘年会の会費は？」; or every noun it names is such a word, and on a measured
+   corpus nothing is closer than 高's chunk or calibration's off-topic sentences:
+   「ロッカーの鍵をなくしたら？」), ``REASON_UNKNOWN_SUBJECT`` (a Japanese question whose
    subject is in nothing the user may read, and no sentence confidently close),
    ``REASON_NO_CLOSE_SENTENCE`` (no chunk confidently close and no sentence
    above the floor). ``REASON_ASPECT_ONLY`` overrides them for a question
@@ -208,15 +210,33 @@ def off_topic_reason(question: Question, evidence: Evidence, calibration: Calibr
         if not evidence.names_something and top_chunk < calibration.english_floor:
             return REASON_ENGLISH_NAMES_NOTHING
         return None
-    if evidence.unknown_words and top_chunk < calibration.medium and not _closer_than_off_topic(evidence, calibration):
-        # 「忘年会の会費は？」: a word the documents never use, and nothing retrieved even medium close.
-        return REASON_UNKNOWN_WORD
+    if evidence.unknown_words and not _closer_than_off_topic(evidence, calibration):
+        if top_chunk < calibration.medium or _names_only_unknown(evidence, calibration, top_chunk):
+            # 「忘年会の会費は？」: a word the documents never use, and nothing retrieved even medium close;
+            # or 「ロッカーの鍵をなくしたら？」: no word they use, and nothing retrieved closely.
+            return REASON_UNKNOWN_WORD
     best_sentence = evidence.best_sentence()
     if best_sentence < calibration.confident and evidence.subject_unknown:
         return REASON_UNKNOWN_SUBJECT
     if top_chunk >= calibration.confident:
         return None
     return REASON_NO_CLOSE_SENTENCE if best_sentence < calibration.off_topic_floor else None
+
+
+def _names_only_unknown(evidence: Evidence, calibration: Calibration, top_chunk: float) -> bool:
+    """Whether the question is about something the documents never name, and nothing retrieved says otherwise.
+
+    Every noun it names is unknown, or an unknown one owns the rest (``unknown_among_known`` false):
+    a chunk as close as 中 needs is then near only in general meaning (losing a key, for a ロッカー).
+    A chunk as close as 高 needs, or a sentence closer than calibration's everyday off-topic
+    questions came to the corpus, keeps it on topic. Only on a measured corpus.
+    """
+    return (
+        not evidence.unknown_among_known
+        and calibration.unknown_word_sentence < 1.0
+        and top_chunk < calibration.confident
+        and evidence.best_sentence() <= calibration.unknown_word_sentence
+    )
 
 
 def _closer_than_off_topic(evidence: Evidence, calibration: Calibration) -> bool:

@@ -58,7 +58,7 @@ from documents.vocabulary_store import LiveVocabulary, live_vocabulary
 from qa.everyday import everyday_words
 from qa.expansion import dictionary_rules
 from qa.ambiguity import content_terms
-from ragportal.text import HIRAGANA, KATAKANA, fold, is_english
+from ragportal.text import HIRAGANA, KANJI, KATAKANA, fold, is_english
 from ragportal.words import ENGLISH_STOP_WORDS
 
 Via = Literal["spelling", "reading", "abbreviation", "everyday", "synonym", "meaning"]
@@ -259,6 +259,7 @@ def _by_kanji_spelling(text: str, writes: Callable[[str], bool]) -> list[TermMat
 
 
 _ALL_HIRAGANA = re.compile(f"[{HIRAGANA}ー]+")
+_ALL_KANJI = re.compile(f"[{KANJI}]+")
 _INTERROGATIVE = re.compile(r"何|幾")
 
 
@@ -287,6 +288,7 @@ def unknown_words(text: str, *, version_ids: Sequence[int], reached: Iterable[st
         # Casual kana input is cut into words by guesswork (けんこう → けん as a name).
         and not _ALL_HIRAGANA.fullmatch(w.surface)
         and not _used_in_any_spelling(w, vocabulary, df)
+        and not _inside_a_term(w, vocabulary, df)
         # Kanji words share readings too often to be matched by them (as in _by_word_reading).
         and (has_kanji(w.surface) or by_reading.get(unvoiced(w.reading)) is None)
     ]
@@ -470,6 +472,17 @@ def _used_in_any_spelling(word: Word, vocabulary: LiveVocabulary, df: np.ndarray
     """Whether a visible version uses ``word`` as written or in a spelling normalised the same (〆切 for 締切)."""
     return _used(word.surface, vocabulary, df) or any(
         df[row] > 0 for row in vocabulary.by_normalized.get(word.normalized, ())
+    )
+
+
+def _inside_a_term(word: Word, vocabulary: LiveVocabulary, df: np.ndarray) -> bool:
+    """Whether a word written in kanji only is part of a longer term a visible version uses.
+
+    The documents write 水曜日 and never 曜日 alone; a question about the 曜日 asks about what
+    they cover. A kanji compound names its parts; katakana does not (ブロッカー is no ロッカー).
+    """
+    return _ALL_KANJI.fullmatch(word.surface) is not None and any(
+        df[row] > 0 for row in vocabulary.rows_containing(word.surface)
     )
 
 

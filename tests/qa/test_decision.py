@@ -164,3 +164,43 @@ def test_without_a_measured_corpus_an_unknown_word_is_not_found_however_close_a_
 
     evidence = Evidence(hits=LOOSE, unknown_words=("忘年会",), best_sentence=never)
     assert decide(analyse_question(LONG_JA), evidence, CALIBRATION).reasons == (REASON_UNKNOWN_WORD,)
+
+
+BETWEEN = [_hit(1, 0.85, 0.9), _hit(2, 0.80, 0.5)]  # at least 中 close (0.83), not 高 close (0.88)
+
+
+@pytest.mark.parametrize(
+    ("hits", "sentence", "among_known", "outcome"),
+    [
+        (BETWEEN, 0.85, False, NOT_FOUND),  # every noun unknown, nothing closer than off-topic questions came
+        (BETWEEN, 0.87, False, ANSWER),  # a sentence closer than any off-topic question came
+        (CLOSE, 0.85, False, ANSWER),  # a chunk confidently close
+        (BETWEEN, 0.85, True, ANSWER),  # an everyday word among words the documents use: as before
+    ],
+    ids=["all-unknown", "closer-sentence", "confident-chunk", "among-known"],
+)
+def test_a_question_naming_only_words_the_documents_never_use_is_not_found_unless_something_answers_it_closely(
+    hits: list[RetrievedChunk], sentence: float, among_known: bool, outcome: str
+) -> None:
+    """「ロッカーの鍵をなくしたらどうする？」 over documents that never say ロッカー: its chunk can be as close
+    as 中 needs in general meaning (losing things), and no more than that. With every noun unknown, only a
+    sentence closer than calibration's everyday off-topic questions came, or a confidently close chunk,
+    keeps it on topic."""
+    evidence = Evidence(
+        hits=hits, unknown_words=("ロッカー",), unknown_among_known=among_known, best_sentence=lambda: sentence
+    )
+    decision = decide(analyse_question(LONG_JA), evidence, MEASURED)
+    assert decision.outcome == outcome
+    assert decision.reasons == ((REASON_ON_TOPIC,) if outcome == ANSWER else (REASON_UNKNOWN_WORD,))
+
+
+def test_a_short_question_naming_only_unknown_words_is_not_asked_back() -> None:
+    """「社宅の申込期限は？」 over two documents tied on 申込 and 期限: offering them would ask which document
+    covers 社宅, which none does. It is not found instead."""
+    evidence = Evidence(
+        hits=[_hit(1, 0.85, 0.90), _hit(2, 0.84, 0.895)],
+        unknown_words=("社宅", "申込期限"),
+        best_sentence=lambda: 0.85,
+    )
+    assert decide(analyse_question("社宅の申込期限は？"), evidence, MEASURED).outcome == NOT_FOUND
+    assert decide(analyse_question("社宅の申込期限は？"), evidence, CALIBRATION).outcome == ASK_BACK

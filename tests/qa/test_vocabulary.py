@@ -566,3 +566,22 @@ def test_unknown_words_among_known_ones_are_told_from_someone_elses_and_from_a_f
     question, unknown, among_known
 ):
     assert unknown_words_asked_with_known_ones(question, unknown) is among_known
+
+
+def test_a_kanji_word_inside_a_longer_term_is_known_and_a_katakana_one_is_not(ingest, employee):
+    """The documents write 水曜日, never 曜日 alone: 「早く帰る曜日は？」 asks about something they cover, so
+    曜日 is not a word they never use. A compound names its parts only in kanji: ブロッカー says nothing
+    of a ロッカー, and 社宅 is in nothing."""
+    from documents.selectors import searchable_version_ids
+    from qa.vocabulary import unknown_words
+
+    ingest(text="# 働き方\n\n## ノー残業デー\n毎週水曜日はノー残業デーです。\n", filename="work.md")
+    ingest(text="# 開発\n\n## 課題\nリリースのブロッカーは当日中に報告します。\n", filename="dev.md")
+    versions = searchable_version_ids(employee)
+
+    def unknown(text: str) -> list[str]:
+        return [w.surface for w in unknown_words(text, version_ids=versions)]
+
+    assert "曜日" not in unknown("みんな早く帰ると決まっている曜日は？")
+    assert "ロッカー" in unknown("ロッカーの鍵をなくしたらどうする？")
+    assert "社宅" in unknown("社宅の申込期限は？")
