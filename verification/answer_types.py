@@ -159,26 +159,50 @@ _RATE_WORDS = {word: counter for counter, words in _RATE_COUNTERS.items() for wo
 _COUNTER_ALTERNATION = "|".join(map(re.escape, sorted(_RATE_COUNTERS, key=len, reverse=True)))
 _PER = r"(?:あたり|当たり|につき|ごと)"
 _ASKED_RATE = re.compile(rf"1\s*({_COUNTER_ALTERNATION}){_PER}|\bper ([a-z]+?)s?\b")
+# A period a quantity is counted in, as everyday Japanese asks and states it without あたり:
+# 「年に何回」, 「月いくら」, 「週に何日」, 「1日何時間」, 「年間いくら」 and 「年6回」, 「月50ドル」, 「週3日」.
+_PERIODS = ("年", "月", "週", "日")
+# In kana as typed (つき is left out: 「1日につきいくら」 is per day, not per month).
+_PERIOD_READINGS = {"ねん": "年", "しゅう": "週", "いちにち": "日"}
+_PERIOD = "|".join((*_PERIODS, *_PERIOD_READINGS))
+# Not a period when a number or a deictic word comes first: 2024年5月 is a date, 今年 and 翌月 are one year or month.
+_NOT_A_PERIOD = re.compile(r"[\d.,今昨来前翌先当同本半]$")
+_PERIOD_ASKED = re.compile(rf"(?:毎|1\s*)?({_PERIOD})(?:に|間|額)?\s*(?=何|なん|いくら|どれ|どの)")
+_PERIOD_STATED = re.compile(r"(?:毎|1\s*)?(年|月|週|日)(?:に|間|額)?\s*(?:最大|最高|上限|約|合計)?\s*[$¥€£]?\d")
+_ENGLISH_PERIOD_ASKED = re.compile(r"\b(?:a|an|each|every) (year|month|week|day|night)\b")
+
+
+def _periods(pattern: re.Pattern[str], norm: str) -> set[str]:
+    """The periods ``pattern`` finds in ``norm`` (folded), leaving out dates and deictic words."""
+    return {
+        _PERIOD_READINGS.get(match.group(1), match.group(1))
+        for match in pattern.finditer(norm)
+        if not _NOT_A_PERIOD.search(norm[: match.start()])
+    }
 
 
 def asked_rates(question: str) -> frozenset[str]:
-    """The counters a question asks a rate per: 「1泊あたりいくら？」, 「the limit per night」 → {"泊"}."""
+    """The counters a question asks a rate per: 「1泊あたりいくら？」, 「the limit per night」 → {"泊"};
+    「年に何回？」, 「月いくらまで？」, 「how many days a year」 → {"年"}, {"月"}, {"年"}."""
+    norm = fold(question)
     found: set[str] = set()
-    for match in _ASKED_RATE.finditer(fold(question)):
+    for match in _ASKED_RATE.finditer(norm):
         counter = match.group(1) or _RATE_WORDS.get(match.group(2) or "")
         if counter:
             found.add(counter)
-    return frozenset(found)
+    found |= {_RATE_WORDS[word] for word in _ENGLISH_PERIOD_ASKED.findall(norm)}
+    return frozenset(found | _periods(_PERIOD_ASKED, norm))
 
 
 def carries_rate(counter: str, text: str) -> bool:
-    """Whether ``text`` states something per ``counter``: 「300ドル/泊」, 「1泊あたり」, 「1泊につき」, 「per night」."""
+    """Whether ``text`` states something per ``counter``: 「300ドル/泊」, 「1泊あたり」, 「1泊につき」, 「per night」,
+    and for a period 「年6回」, 「年に 2 回」, 「月50ドル」, 「年間60ドル」, 「1日8時間」 (not 2024年5月1日, 今年5月)."""
     norm = fold(text)
     per_word = "|".join(_RATE_COUNTERS.get(counter, ()))
     pattern = rf"/\s*1?\s*{re.escape(counter)}|1\s*{re.escape(counter)}{_PER}"
     if per_word:
         pattern += rf"|\bper ({per_word})s?\b"
-    return bool(re.search(pattern, norm))
+    return bool(re.search(pattern, norm)) or (counter in _PERIODS and counter in _periods(_PERIOD_STATED, norm))
 
 
 def carries_units(units: frozenset[str], text: str) -> bool:
