@@ -59,7 +59,7 @@ from qa.everyday import everyday_words
 from qa.expansion import dictionary_rules
 from qa.ambiguity import content_terms
 from ragportal.text import HIRAGANA, KANJI, KATAKANA, fold, is_english
-from ragportal.words import ENGLISH_STOP_WORDS
+from ragportal.words import ENGLISH_STOP_WORDS, KANA_COUNTED_INTERROGATIVES
 
 Via = Literal["spelling", "reading", "abbreviation", "everyday", "synonym", "meaning"]
 # Matches a general dictionary proposes (qa.everyday's lists, Sudachi's synonym groups) rather than the
@@ -260,6 +260,14 @@ def _by_kanji_spelling(text: str, writes: Callable[[str], bool]) -> list[TermMat
 
 _ALL_HIRAGANA = re.compile(f"[{HIRAGANA}ー]+")
 _ALL_KANJI = re.compile(f"[{KANJI}]+")
+# Longest first (なんじかん before なんじ); not the casual なんか (「なんかいい方法」) nor なんじゃ.
+_NOT_FOLLOWED_BY = {"なんかい": "い", "なんじ": "ゃ"}
+_COUNTED_IN_KANA = re.compile(
+    "|".join(
+        kana + (f"(?!{_NOT_FOLLOWED_BY[kana]})" if kana in _NOT_FOLLOWED_BY else "")
+        for kana in sorted(KANA_COUNTED_INTERROGATIVES, key=len, reverse=True)
+    )
+)
 _INTERROGATIVE = re.compile(r"何|幾")
 
 
@@ -453,11 +461,14 @@ def written_as_documents(text: str, matches: Sequence[TermMatch]) -> str:
     them only for the text the off-topic check compares (``SearchResult.written_in_terms``).
     The longest word is written first, and a word inside one already written is not written
     again: 「けいひせいさん」 becomes 経費精算 whole, not 「けいひ」 + せいさん read as 生産.
+    何 with a counter typed in kana is written in kanji too (なんねん → 何年), as documents write it.
     """
     firsts = {m.word: m for m in reversed([m for m in matches if m.via in GENERAL])}
     to_write = [m for m in matches if m.via in ("reading", "spelling")] + list(firsts.values())
     rewritten = sorted(to_write, key=lambda m: -len(m.word))
     written = text if all(m.word in text for m in rewritten) else fold(text)
+    # First: a word read inside one (かげつ of なんかげつ) is then not written alone.
+    written = _COUNTED_IN_KANA.sub(lambda c: KANA_COUNTED_INTERROGATIVES[c.group()], written)
     pieces = [written]  # as typed and as written, alternately: only the typed pieces are read again
     for m in rewritten:
         for i in range(0, len(pieces), 2):

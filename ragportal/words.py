@@ -1,6 +1,7 @@
 """Word lists every part of the portal shares. Pure Python: no Django, no app imports.
 
 - :data:`KANJI_INTERROGATIVES`, :data:`INTERROGATIVES` — the Japanese words that ask (何, 誰, いつ, どこ …);
+- :data:`KANA_COUNTED_INTERROGATIVES` — 何 with a counter typed in kana (なんにち → 何日);
 - :data:`QUESTION_ENDINGS`, :data:`REQUESTS` — how a Japanese sentence asks without naming content;
 - :data:`ENGLISH_QUESTION_WORDS` and :data:`ENGLISH_STOP_WORDS` — the English words that carry no content.
 
@@ -27,6 +28,24 @@ INTERROGATIVES: tuple[str, ...] = (
     "どれ",
     "どんな",
 )
+# 何 with a counter, as typed in kana (なんにち), and as written (何日): the reading is the
+# counter's everyday one. Ambiguous readings are left out (なんだい: 何台 or a casual "what is it").
+KANA_COUNTED_INTERROGATIVES: dict[str, str] = {
+    "なんじかん": "何時間",
+    "なんかげつ": "何か月",
+    "なんしゅうかん": "何週間",
+    "なんにち": "何日",
+    "なんかい": "何回",
+    "なんねん": "何年",
+    "なんぷん": "何分",
+    "なんにん": "何人",
+    "なんめい": "何名",
+    "なんさい": "何歳",
+    "なんまい": "何枚",
+    "なんけん": "何件",
+    "なんぱく": "何泊",
+    "なんじ": "何時",
+}
 # Polite endings that make a sentence a question (…ですか, …ますか, …でしょうか).
 QUESTION_ENDINGS: tuple[str, ...] = ("ですか", "ますか", "でしょうか")
 # Requests that ask for something without naming it (…を教えてください).

@@ -585,3 +585,28 @@ def test_a_kanji_word_inside_a_longer_term_is_known_and_a_katakana_one_is_not(in
     assert "曜日" not in unknown("みんな早く帰ると決まっている曜日は？")
     assert "ロッカー" in unknown("ロッカーの鍵をなくしたらどうする？")
     assert "社宅" in unknown("社宅の申込期限は？")
+
+
+@pytest.mark.parametrize(
+    ("typed", "written"),
+    [
+        ("ぱそこんはなんねんつかえる？", "ぱそこんは何年つかえる？"),
+        ("しゅうになんにちまで？", "しゅうに何日まで？"),
+        ("なんじかんまで？", "何時間まで？"),
+        ("なんじまで？", "何時まで？"),
+        # The casual なんか (something) and なんじゃ are not counted interrogatives.
+        ("なんかいい方法ある？", "なんかいい方法ある？"),
+        ("なんじゃそれ", "なんじゃそれ"),
+    ],
+)
+def test_a_counted_interrogative_typed_in_kana_is_written_as_documents_write_it(typed, written):
+    """A question typed in kana is compared with sentences that write 何年 and 3年: なんねん is written so too."""
+    from qa.vocabulary import written_as_documents
+
+    assert written_as_documents(typed, []) == written
+
+
+def test_a_kana_question_is_searched_with_its_counted_interrogative_in_kanji(corpus, employee):
+    result = search(user=employee, query="けいひせいさんはなんかげつまでにしんせいする？")
+    assert "経費精算" in result.written_query
+    assert "何か月" in result.written_query
