@@ -593,8 +593,9 @@ def evidence_for(question: Question, result: SearchResult, *, one_document: bool
         one_document=one_document,
         names_something=question.english and names_something_retrieved(question, hits, result.added_keywords),
         # Kana and variant spellings as the documents write them: けいひせいさん reads like 経費精算 there.
-        best_sentence=lambda: best_sentence_similarity(
-            result.written_in_terms or result.written_query or question.text, hits
+        # Measured once: several off-topic rules read it for the same question.
+        best_sentence=functools.cache(
+            lambda: best_sentence_similarity(result.written_in_terms or result.written_query or question.text, hits)
         ),
     )
 

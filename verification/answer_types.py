@@ -166,10 +166,15 @@ _PERIODS = ("年", "月", "週", "日")
 _PERIOD_READINGS = {"ねん": "年", "しゅう": "週", "いちにち": "日"}
 _PERIOD = "|".join((*_PERIODS, *_PERIOD_READINGS))
 # Not a period when a number or a deictic word comes first: 2024年5月 is a date, 今年 and 翌月 are one year or month.
-_NOT_A_PERIOD = re.compile(r"[\d.,今昨来前翌先当同本半]$")
+_NOT_A_PERIOD = re.compile(r"[\d.,今昨来前翌先当同本半]")
 _PERIOD_ASKED = re.compile(rf"(?:毎|1\s*)?({_PERIOD})(?:に|間|額)?\s*(?=何|なん|いくら|どれ|どの)")
-_PERIOD_STATED = re.compile(r"(?:毎|1\s*)?(年|月|週|日)(?:に|間|額)?\s*(?:最大|最高|上限|約|合計)?\s*[$¥€£]?\d")
-_ENGLISH_PERIOD_ASKED = re.compile(r"\b(?:a|an|each|every) (year|month|week|day|night)\b")
+_PERIOD_STATED = re.compile(
+    rf"(?:毎|1\s*)?({'|'.join(_PERIODS)})(?:に|間|額)?\s*(?:最大|最高|上限|約|合計)?\s*[$¥€£]?\d"
+)
+# 「a year」, 「each month」: the English words of the periods, and of a night.
+_ENGLISH_PERIOD_ASKED = re.compile(
+    rf"\b(?:a|an|each|every) ({'|'.join(w for c in (*_PERIODS, '泊') for w in _RATE_COUNTERS[c])})\b"
+)
 
 
 def _periods(pattern: re.Pattern[str], norm: str) -> set[str]:
@@ -177,7 +182,7 @@ def _periods(pattern: re.Pattern[str], norm: str) -> set[str]:
     return {
         _PERIOD_READINGS.get(match.group(1), match.group(1))
         for match in pattern.finditer(norm)
-        if not _NOT_A_PERIOD.search(norm[: match.start()])
+        if not (match.start() and _NOT_A_PERIOD.match(norm, match.start() - 1))
     }
 
 
