@@ -52,6 +52,11 @@ _UNITS: list[tuple[str, str]] = [
     ("パーセント", "percent"),
     ("%", "percent"),
     ("泊", "night"),
+    # Distances and weights (a commuting allowance by distance, a parcel's weight).
+    ("km", "km"),
+    ("キロメートル", "km"),
+    ("kg", "kg"),
+    ("キログラム", "kg"),
     ("回", "times"),
     ("人", "person"),
     ("名", "person"),
@@ -107,6 +112,15 @@ _UNIT_OF = dict(_UNITS)
 _MAY_HAVE_NUMBER_RE = re.compile(rf"[0-9{_KANJI_NUMERALS}]|半年")
 
 
+# A bound's qualifier → whether a value on that side of the bound lies within it.
+_LOWER_BOUNDS = {"以上": lambda value, bound: value >= bound, "超": lambda value, bound: value > bound}
+_UPPER_BOUNDS = {
+    "未満": lambda value, bound: value < bound,
+    "以下": lambda value, bound: value <= bound,
+    "以内": lambda value, bound: value <= bound,
+}
+
+
 @dataclass(frozen=True)
 class Quantity:
     """A number with its canonical unit (``""`` for a bare number) and qualifier (``前``, ``以上``...)."""
@@ -159,7 +173,9 @@ def scan_quantities(normal: str) -> tuple[list[Quantity], str]:
         has_digit = any(c.isdigit() for c in num)
         if not has_digit and unit not in _KANJI_SAFE_UNITS:
             continue
-        if has_digit and _inside_latin_word(rest, m.start("num"), m.end("num")):
+        # 「10km」: a Latin unit ends the number's word, so the word must end after the unit.
+        end = m.end("unit") if unit_text.isascii() and unit_text else m.end("num")
+        if has_digit and _inside_latin_word(rest, m.start("num"), end):
             continue
         if not unit and _is_list_marker(rest, m.start("num"), m.end("num")):
             continue
@@ -232,3 +248,18 @@ def states(e: Quantity, q: Quantity) -> bool:
     if q.unit and e.unit != q.unit:
         return False
     return not (q.qualifier and e.qualifier and q.qualifier != e.qualifier)
+
+
+def within_bounds(value: float, unit: str, quantities: list[Quantity]) -> bool:
+    """Whether ``value`` in ``unit`` lies within every bound ``quantities`` set in that unit, and there is one.
+
+    「10km以上15km未満」 holds 12km; 「25km以上」 does not; a text with no bound in ``unit`` holds
+    nothing. Bounds of one unit are read together, so a text listing several brackets
+    (「2km以上10km未満、10km以上15km未満」) contradicts itself and holds nothing either.
+    """
+    bounds = [
+        q for q in quantities if q.unit == unit and (q.qualifier in _LOWER_BOUNDS or q.qualifier in _UPPER_BOUNDS)
+    ]
+    return bool(bounds) and all(
+        (_LOWER_BOUNDS.get(q.qualifier) or _UPPER_BOUNDS[q.qualifier])(value, q.value) for q in bounds
+    )

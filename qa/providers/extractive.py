@@ -46,7 +46,7 @@ from qa.types import AnswerBlock, Citation, ProviderAnswer, RetrievedChunk
 from ragportal.text import HIRAGANA, Line, fold, opened_line
 from ragportal.words import ENGLISH_STOP_WORDS, KANJI_INTERROGATIVES
 from verification.grounding import ENGLISH_LEAD_IN
-from verification.quantities import extract_quantities
+from verification.quantities import Quantity, extract_quantities, within_bounds
 from verification.answer_types import (
     CONTACT,
     COST,
@@ -104,12 +104,14 @@ REVISION_PENALTY = 0.4
 UNDER_WEIGHT = 0.75
 
 
-def _stated(text: str) -> frozenset[tuple[float, str]]:
-    """The (value, unit) of each quantity ``text`` states (tokens leave digits out).
+def _stated(text: str, quantities: list[Quantity] | None = None) -> frozenset[tuple[float, str]]:
+    """The (value, unit) of each quantity ``text`` states (tokens leave digits out; ``quantities``: already read).
 
     A quantity of one is left out: 「1日分」, 「1回あたり」 name a rate's unit, not a value.
     """
-    return frozenset((q.value, q.unit) for q in extract_quantities(fold(text), already_nfkc=True) if q.value != 1)
+    if quantities is None:
+        quantities = extract_quantities(fold(text), already_nfkc=True)
+    return frozenset((q.value, q.unit) for q in quantities if q.value != 1)
 
 
 def tokens(text: str, *, question: bool = False) -> dict[str, float]:
@@ -504,10 +506,16 @@ class _Query:
 def _asked_bonus(sentence: str, query: _Query) -> float:
     """How well ``sentence`` carries what ``query`` asks: its types and units (:func:`_fact_bonus`),
     the quantities it states (「2年6ヶ月たつと何日？」: the row that states 2年 and 6ヶ月, not any row
-    with ヶ月), and an amount per the counter a rate is asked per (「per night」: 「300USD/泊」)."""
+    with ヶ月) or whose bounds hold them (「片道12km」: the row of 「10km以上15km未満」), and an amount
+    per the counter a rate is asked per (「per night」: 「300USD/泊」)."""
     bonus = _fact_bonus(sentence, query.facts, query.units)
     if query.quantities:
-        bonus += STATED_BONUS * len(query.quantities & _stated(sentence))
+        quantities = extract_quantities(fold(sentence), already_nfkc=True)
+        stated = _stated(sentence, quantities)
+        bonus += STATED_BONUS * sum(
+            (value, unit) in stated or (bool(unit) and within_bounds(value, unit, quantities))
+            for value, unit in query.quantities
+        )
     return bonus + UNIT_BONUS * sum(carries_rate(counter, sentence) for counter in query.rates)
 
 

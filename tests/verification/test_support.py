@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from qa.evaluation.verification_bench import evaluate_support, load_labelled
 from verification.support import check_support, extract_quantities, split_sentences
+from verification.quantities import within_bounds
 
 ATTENDANCE = (
     "## 有給休暇\n"
@@ -76,6 +77,10 @@ def test_split_sentences_spans_are_offsets_into_the_text() -> None:
         ("Windows11", []),
         ("Wi-Fi", []),
         ("1. 領収書", []),
+        # Distances and weights, their Latin units ending the number's word.
+        ("片道12km", [(12, "km", "")]),
+        ("10km以上15km未満", [(10, "km", "以上"), (15, "km", "未満")]),
+        ("5kg以下", [(5, "kg", "以下")]),
     ],
 )
 def test_extract_quantities(text: str, expected: list[tuple[float, str, str]]) -> None:
@@ -238,3 +243,25 @@ def test_property_check_support_never_fails_and_keeps_offsets(answer: str, evide
     for result in check_support(answer, [evidence]):
         assert answer[result.start : result.end] == result.text
         assert result.supported or result.claim
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "unit", "within"),
+    [
+        ("10km以上15km未満", 12, "km", True),
+        ("10km以上15km未満", 10, "km", True),
+        ("10km以上15km未満", 15, "km", False),
+        ("25km以上", 12, "km", False),
+        ("25km以上", 30, "km", True),
+        ("2km未満", 1.5, "km", True),
+        ("3日以内", 3, "day", True),
+        ("5,000円超", 5000, "yen", False),
+        # No bound in the unit asked: nothing is held.
+        ("12km", 12, "km", False),
+        ("10日以上", 12, "km", False),
+        # Several brackets in one text contradict each other: none is taken.
+        ("2km以上10km未満は4,200円、10km以上15km未満は7,100円", 12, "km", False),
+    ],
+)
+def test_a_value_lies_within_the_bounds_a_text_sets(text: str, value: float, unit: str, within: bool) -> None:
+    assert within_bounds(value, unit, extract_quantities(text)) is within

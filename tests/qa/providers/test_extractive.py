@@ -231,6 +231,22 @@ def test_a_table_answer_is_a_row_under_its_header_never_a_bare_header_or_separat
     assert LEAVE_TABLE[citation.start : citation.end] == row
 
 
+COMMUTE_TABLE = (
+    "### 第12条（通勤手当）\n自家用車で通勤する者には、片道の通勤距離に応じて次の額を支給する。\n\n"
+    "| 片道通勤距離 | 月額 |\n|---|---|\n| 2km以上10km未満 | 4,200円 |\n| 10km以上15km未満 | 7,100円 |\n"
+    "| 15km以上25km未満 | 12,900円 |\n| 25km以上 | 18,700円 |\n"
+)
+
+
+def test_a_quantity_the_question_states_picks_the_table_row_whose_bracket_holds_it():
+    """「片道12km」 is in no row as written: the row of 10km以上15km未満 holds it, and its amount answers."""
+    chunk = make_chunk(0, COMMUTE_TABLE, "wages.md", section="第12条（通勤手当）")
+    answer = ExtractiveProvider().generate("自家用車で片道12km通勤しています。通勤手当は月いくら？", [chunk])
+    assert not answer.abstained
+    assert "片道通勤距離: 10km以上15km未満 / 月額: 7,100円" in answer.text
+    assert "4,200円" not in answer.text and "12,900円" not in answer.text
+
+
 def test_a_sentence_that_only_points_elsewhere_loses_to_the_content_it_points_to():
     pointer = make_chunk(
         0, "パスワードを忘れた場合の再設定方法は「ITサポートガイド」(it_support.md) を参照してください。", "security.md"
