@@ -22,7 +22,7 @@ import re
 import unicodedata
 import threading
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -137,22 +137,36 @@ def boundaries(text: str) -> set[int]:
 
 # Parts of speech that carry grammar, not a word of their own: particles, auxiliaries, suffixes.
 _GRAMMAR = frozenset({"助詞", "助動詞", "接尾辞"})
+# Verbs and adjectives that may only help another word (する, いる, おく, いい: 「どうしておけば」,
+# 「しそうな」), and the stems of auxiliaries (そう, よう): grammar too when written in kana.
+_HELPERS = frozenset({"動詞", "形容詞"})
+_HELPING = "非自立可能"
+_AUXILIARY_STEM = "助動詞語幹"
+
+
+def _is_grammar(pos: Sequence[str], surface: str) -> bool:
+    """Whether a word of these parts of speech is grammar rather than a word of its own (see :func:`grammar_spans`)."""
+    if pos[0] in _GRAMMAR or pos[1] == _AUXILIARY_STEM:
+        return True
+    return pos[0] in _HELPERS and pos[1] == _HELPING and not has_kanji(surface)
 
 
 def grammar_spans(text: str) -> tuple[set[int], set[int], set[int]]:
     """Where ``text`` (folded, one line) has its words, read in context by the analyser.
 
     Returns the offsets where a word starts that is not grammar, where any word
-    ends, and where a word of grammar (particle, auxiliary, suffix) starts. In
+    ends, and where a word of grammar (particle, auxiliary, suffix; a helping verb
+    or adjective written in kana, an auxiliary's stem) starts. In
     「連れていきたい」 the analyser reads 連れ|て|いき|たい: 連れ and いき start words,
-    て (a particle) and たい (an auxiliary) are grammar.
+    て (a particle) and たい (an auxiliary) are grammar; in 「どうしておけば」, し (する helping
+    どう) is grammar, so どうし is no word to read as 同時.
     """
     starts: set[int] = set()
     ends: set[int] = set()
     grammar: set[int] = set()
     at = 0
     for m in _tokenizer().tokenize(text[:MAX_LINE_CHARS]):
-        (grammar if m.part_of_speech()[0] in _GRAMMAR else starts).add(at)
+        (grammar if _is_grammar(m.part_of_speech(), m.surface()) else starts).add(at)
         at += len(m.surface())
         ends.add(at)
     return starts, ends, grammar

@@ -163,6 +163,24 @@ def test_kana_after_a_verb_among_kanji_is_not_read_as_a_term(ingest, employee):
     assert result.written_query == question
 
 
+def test_kana_with_a_helping_verb_or_an_auxiliary_stem_among_kanji_is_not_read_as_a_term(ingest, employee):
+    """「どうしておけば」 is どう|し|て|おけ|ば and 「しそうな」 is し|そう|な: し (する, helping) and そう (an
+    auxiliary's stem) are grammar, so どうし is not 同時 (ドウジ) nor しそう 思想, words the documents use."""
+    ingest(
+        text="# 出張\n\n## 機器\n出張中はノートパソコンの電源を切り、同時に画面ロックを設定します。\n",
+        filename="trip.md",
+    )
+    ingest(text="# 理念\n\n## 思想\n当社の思想は透明性です。\n", filename="values.md")
+
+    for question in (
+        "空港の保安検査の前に、ノートパソコンはどうしておけばいい？",
+        "時差ボケしそうな出張の前泊は認められる？",
+    ):
+        result = search(user=employee, query=question)
+        assert not {"同時", "思想"} & {m.term for m in result.vocabulary}, result.vocabulary
+        assert result.written_query == question
+
+
 def test_a_kana_word_inside_a_longer_one_read_as_a_term_is_not_a_term_of_its_own(ingest, employee):
     """こうしん inside けんこうしんだん: the question is about 健康診断, and 更新 is not searched for."""
     ingest(text="# 健康\n\n## 健康診断\n健康診断の費用は会社が全額負担します。\n", filename="health.md")
