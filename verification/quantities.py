@@ -9,6 +9,7 @@ only before a unit, because they are also parts of ordinary words (一般, 十�
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass, field
 
@@ -112,13 +113,8 @@ _UNIT_OF = dict(_UNITS)
 _MAY_HAVE_NUMBER_RE = re.compile(rf"[0-9{_KANJI_NUMERALS}]|半年")
 
 
-# A bound's qualifier → whether a value on that side of the bound lies within it.
-_LOWER_BOUNDS = {"以上": lambda value, bound: value >= bound, "超": lambda value, bound: value > bound}
-_UPPER_BOUNDS = {
-    "未満": lambda value, bound: value < bound,
-    "以下": lambda value, bound: value <= bound,
-    "以内": lambda value, bound: value <= bound,
-}
+# A bound's qualifier → whether a value lies within the bound: (value, bound) → bool.
+_BOUNDS = {"以上": operator.ge, "超": operator.gt, "未満": operator.lt, "以下": operator.le, "以内": operator.le}
 
 
 @dataclass(frozen=True)
@@ -257,9 +253,5 @@ def within_bounds(value: float, unit: str, quantities: list[Quantity]) -> bool:
     nothing. Bounds of one unit are read together, so a text listing several brackets
     (「2km以上10km未満、10km以上15km未満」) contradicts itself and holds nothing either.
     """
-    bounds = [
-        q for q in quantities if q.unit == unit and (q.qualifier in _LOWER_BOUNDS or q.qualifier in _UPPER_BOUNDS)
-    ]
-    return bool(bounds) and all(
-        (_LOWER_BOUNDS.get(q.qualifier) or _UPPER_BOUNDS[q.qualifier])(value, q.value) for q in bounds
-    )
+    bounds = [q for q in quantities if q.unit == unit and q.qualifier in _BOUNDS]
+    return bool(bounds) and all(_BOUNDS[q.qualifier](value, q.value) for q in bounds)

@@ -104,13 +104,16 @@ REVISION_PENALTY = 0.4
 UNDER_WEIGHT = 0.75
 
 
-def _stated(text: str, quantities: list[Quantity] | None = None) -> frozenset[tuple[float, str]]:
-    """The (value, unit) of each quantity ``text`` states (tokens leave digits out; ``quantities``: already read).
+def _stated(text: str) -> frozenset[tuple[float, str]]:
+    """The (value, unit) of each quantity ``text`` states (tokens leave digits out): :func:`_values` of its quantities."""
+    return _values(extract_quantities(fold(text), already_nfkc=True))
+
+
+def _values(quantities: list[Quantity]) -> frozenset[tuple[float, str]]:
+    """The (value, unit) of each of ``quantities``.
 
     A quantity of one is left out: 「1日分」, 「1回あたり」 name a rate's unit, not a value.
     """
-    if quantities is None:
-        quantities = extract_quantities(fold(text), already_nfkc=True)
     return frozenset((q.value, q.unit) for q in quantities if q.value != 1)
 
 
@@ -511,7 +514,7 @@ def _asked_bonus(sentence: str, query: _Query) -> float:
     bonus = _fact_bonus(sentence, query.facts, query.units)
     if query.quantities:
         quantities = extract_quantities(fold(sentence), already_nfkc=True)
-        stated = _stated(sentence, quantities)
+        stated = _values(quantities)
         bonus += STATED_BONUS * sum(
             (value, unit) in stated or (bool(unit) and within_bounds(value, unit, quantities))
             for value, unit in query.quantities
