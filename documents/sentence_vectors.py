@@ -34,9 +34,12 @@ from ragportal.text import Sentence, split_sentences
 
 DIMENSIONS = 384
 _CACHE_SIZE = 3_000
-# Distinct texts one indexing run remembers (about 1.5 KB each): a handbook repeats its
-# boilerplate from page to page, and such a chunk is embedded once.
+# Distinct passages the process remembers (about 1.5 KB each, 6 MB in all): a handbook repeats its
+# boilerplate from page to page, and such a chunk is embedded once; re-indexing a document, or a new
+# version that keeps most of its text, embeds only what the encoder has not just seen.
 _RECENT_TEXTS = 4_096
+_recent: OrderedDict[str, np.ndarray] = OrderedDict()
+_recent_lock = threading.Lock()
 _cache: OrderedDict[str, np.ndarray] = OrderedDict()
 _cache_lock = threading.Lock()
 
@@ -83,29 +86,38 @@ def embed_chunk_sentences(texts: list[str]) -> list[np.ndarray]:
     return out
 
 
-class TextEmbedder:
-    """Passage vectors of texts, each distinct text embedded once while it is among the last ``size`` seen.
+def forget_recent_texts() -> None:
+    """Forget every remembered passage vector (a benchmark times the encoder, not this memory)."""
+    with _recent_lock:
+        _recent.clear()
 
-    One instance serves one indexing run; it is not shared between threads.
+
+class TextEmbedder:
+    """Passage vectors of texts, each distinct text embedded once while it is among the last
+    :data:`_RECENT_TEXTS` this process has seen (in any run, on any thread).
+
+    One instance serves one indexing run and counts what that run sent through the encoder.
     """
 
-    def __init__(self, size: int = _RECENT_TEXTS) -> None:
-        self._size = size
-        self._known: OrderedDict[str, np.ndarray] = OrderedDict()
+    def __init__(self) -> None:
         self.embedded = 0  # texts that went through the model (the others were known)
 
     def embed(self, texts: Sequence[str]) -> list[np.ndarray]:
         from documents.embeddings import embed_passages  # the model loads only when something is embedded
 
-        missing = [t for t in dict.fromkeys(texts) if t not in self._known]
+        with _recent_lock:
+            known = {t: _recent[t] for t in dict.fromkeys(texts) if t in _recent}
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
         fresh = dict(zip(missing, embed_passages(missing))) if missing else {}
         self.embedded += len(missing)
-        vectors = [fresh[t] if t in fresh else self._known[t] for t in texts]
-        for text, vector in zip(texts, vectors):
-            self._known[text] = vector
-            self._known.move_to_end(text)
-        while len(self._known) > self._size:
-            self._known.popitem(last=False)
+        vectors = [known[t] if t in known else fresh[t] for t in texts]
+        with _recent_lock:
+            for text, vector in zip(texts, vectors):
+                vector.flags.writeable = False  # shared with later runs
+                _recent[text] = vector
+                _recent.move_to_end(text)
+            while len(_recent) > _RECENT_TEXTS:
+                _recent.popitem(last=False)
         return vectors
 
 

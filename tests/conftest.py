@@ -103,6 +103,14 @@ def _empty_vector_store_after_test():
     vectorstore.reset_if_used()
 
 
+@pytest.fixture
+def encoder_memory_cleared():
+    """No passage is remembered from earlier tests (documents.sentence_vectors): every text goes through the encoder."""
+    from documents.sentence_vectors import forget_recent_texts
+
+    forget_recent_texts()
+
+
 @pytest.fixture(autouse=True)
 def _default_language():
     """Each test starts in the default language (a request in English must not leak into the next test)."""

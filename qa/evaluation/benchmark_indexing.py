@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from documents.embeddings import embed_passages, get_model
+from documents.sentence_vectors import forget_recent_texts
 from documents.importing import ImportReport, import_paths, name_in_import, supported_files
 from documents.indexing import EMBED_BATCH, embedding_text_for
 from documents.models import Chunk, Document
@@ -92,6 +93,7 @@ def _round(files: list[tuple[str, bytes]], owner) -> dict:  # noqa: ANN001
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
             paths.append(path)
+        forget_recent_texts()  # each round times the encoder on every chunk, not vectors kept from the last
         started, cpu = time.perf_counter(), time.process_time()
         # The import_documents path: embeddings batched across files, documents named by their path in the tree.
         report = import_paths(paths, owner=owner, root=Path(tmp))

@@ -82,7 +82,7 @@ def test_a_tree_is_imported_by_path_with_titles_and_reimported_by_checksum(owner
     assert numbers == {"guide.md": 1, "people-group/leave/_index.md": 1, "total-rewards/benefits/_index.md": 2}
 
 
-def test_import_prints_progress_while_it_indexes(owner, tree, settings, monkeypatch):
+def test_import_prints_progress_while_it_indexes(owner, tree, settings, monkeypatch, encoder_memory_cleared):
     """Every chunk its own batch, each a little slower than the print interval: progress lines must appear."""
     settings.RAG_PROGRESS_INTERVAL_S = 0.05
     monkeypatch.setattr(indexing, "STORE_BATCH", 1)

@@ -45,9 +45,12 @@ LONG_POLICY = "# 休職規程\n## 休職の手続き\n" + "".join(
 )
 
 
-def test_indexing_embeds_each_distinct_chunk_once_and_nothing_else(db, owner):
+def test_indexing_embeds_each_distinct_chunk_once_and_re_indexing_embeds_nothing_again(
+    db, owner, encoder_memory_cleared
+):
     from documents.models import DocumentVersion
     from documents.services import versions_index
+    from documents.sentence_vectors import forget_recent_texts
     from tests.documents.conftest import ingest
 
     first = ingest(owner, filename="leave.md", text=LONG_POLICY)
@@ -55,12 +58,41 @@ def test_indexing_embeds_each_distinct_chunk_once_and_nothing_else(db, owner):
     versions = list(DocumentVersion.objects.order_by("pk"))
     chunks = Chunk.objects.filter(version__in=versions).count()
     assert chunks >= 4 and chunks % 2 == 0
+    distinct = len(set(Chunk.objects.filter(document=first).values_list("text", flat=True)))
 
     stats = versions_index(versions=versions)  # both again, now with their figures
-
     assert stats.chunks == chunks
+    assert stats.texts_embedded == 0  # the process has just embedded every one of them
+
+    forget_recent_texts()
+    stats = versions_index(versions=versions)
     # Each chunk text under its header is one passage; the two copies share theirs.
-    assert stats.texts_embedded == len(set(Chunk.objects.filter(document=first).values_list("text", flat=True)))
+    assert stats.texts_embedded == distinct
+
+
+def test_a_new_version_that_keeps_most_of_its_text_embeds_only_what_changed(
+    db, owner, monkeypatch, encoder_memory_cleared
+):
+    from documents import embeddings
+    from documents.services import version_ingest
+    from tests.documents.conftest import ingest
+
+    document = ingest(owner, filename="leave.md", text=LONG_POLICY)
+    embedded: list[str] = []
+    real = embeddings.embed_passages
+    monkeypatch.setattr(embeddings, "embed_passages", lambda texts, **kw: embedded.extend(texts) or real(texts, **kw))
+
+    added = "\n## 復職の手続き\n復職を希望するときは、主治医の診断書を添えて復職届を人事部に提出してください。\n"
+    version_ingest(owner=owner, filename="leave.md", data=(LONG_POLICY + added).encode("utf-8"), document=document)
+
+    document.refresh_from_db()
+    assert document.live_version.number == 2
+    new_texts = [c.text for c in Chunk.objects.filter(version=document.live_version)]
+    assert len(new_texts) >= 3
+    # Only the passage with the new section went through the encoder; the unchanged ones were remembered.
+    assert len(embedded) == 1 and "復職届" in embedded[0], embedded
+    best = search(user=owner, query="復職届はどこに出す？").hits[0]
+    assert best.filename == "leave.md" and "復職届" in best.text
 
 
 def test_stored_sentence_rows_are_what_question_time_would_compute(ingest, employee):
