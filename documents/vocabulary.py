@@ -151,6 +151,22 @@ def _is_grammar(pos: Sequence[str], surface: str) -> bool:
     return pos[0] in _HELPERS and pos[1] == _HELPING and not has_kanji(surface)
 
 
+# Sudachi's subclass of nouns that also stand as adverbs (今年, 来月, 平日), and the characters that
+# make such a noun a time counted from now (今, 来, 昨, 去, 先, 翌, 当, 本, 毎, 前).
+_ADVERBIAL = "副詞可能"
+_RELATIVE_TIME = frozenset("今来昨去先翌当本毎前")
+
+
+def says_when(word: str) -> bool:
+    """Whether ``word`` is one noun of time counted from now (今年, 来月, 本日, 先週): it says when, not about what.
+
+    「今年は有給何日もらえる？」 is about 有給; 今年 before は is no subject to look for in the
+    documents. 平日 and 休日 are of the same subclass but name days, not a time relative to now.
+    """
+    morphemes = list(_tokenizer().tokenize(word))
+    return len(morphemes) == 1 and morphemes[0].part_of_speech()[2] == _ADVERBIAL and word[:1] in _RELATIVE_TIME
+
+
 def grammar_spans(text: str) -> tuple[set[int], set[int], set[int]]:
     """Where ``text`` (folded, one line) has its words, read in context by the analyser.
 

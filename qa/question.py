@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from documents.vocabulary import says_when
 from qa.ambiguity import content_terms, is_facet, is_short
 from ragportal.text import KANJI_IDEOGRAPHS, KATAKANA, MIDDLE_DOT, fold, is_english, spelled_out
 from verification.answer_types import AskedPart, AskedQuestion, own_parts, question_parts
@@ -93,6 +94,9 @@ def analyse_question(text: str, *, english: bool | None = None) -> Question:
 
 
 def subject_words(text: str) -> tuple[str, ...]:
-    """The words of ``text``'s subject, before its first topic particle; () without one."""
+    """The words of ``text``'s subject, before its first topic particle; () without one.
+
+    A time counted from now (「今年は有給何日？」) says when, not what the question is about: not a subject word.
+    """
     match = SUBJECT.search(fold(text))
-    return tuple(SUBJECT_WORD.findall(match.group(1))) if match else ()
+    return tuple(w for w in SUBJECT_WORD.findall(match.group(1)) if not says_when(w)) if match else ()

@@ -45,6 +45,7 @@ from verification.answer_types import carries_units
 from qa.vocabulary import (
     GENERAL,
     TermMatch,
+    companies_unheard_of,
     names_apart_from_their_subject,
     english_owners_unheard_of,
     named_as_things,
@@ -308,6 +309,7 @@ def _unknown_names(question: Question, found: _Retrieved, unknown: list[Word]) -
         return english_owners_unheard_of(question.text, version_ids=found.version_ids)
     names = [w.surface for w in unknown if w.proper]
     names += unheard_of_owners(question.spelled, [w.surface for w in unknown if not w.proper], near=found.matches)
+    names += [n for n in companies_unheard_of(question.spelled, version_ids=found.version_ids) if n not in names]
 
     # Folded only if the question asks about a name as 「X の Y」, and then once for both readers.
     texts = functools.cache(lambda: _document_texts(found.chunks.values()))

@@ -375,6 +375,28 @@ def named_as_things(text: str) -> set[str]:
     return {w.surface for w, after in zip(words, words[1:]) if w.proper and after.surface in _THING_PARTICLES}
 
 
+# The words that make a name a company's (株式会社みなとテック, さくら物流株式会社, ㈱ことぶき, after NFKC (株)).
+_LEGAL_ENTITY = r"(?:株式会社|有限会社|合同会社|合資会社|合名会社|\(株\)|\(有\))"
+# A company asked about as the owner of something (「株式会社さくら物流の就業規則」, 「ABC株式会社では」).
+_OWNED = r"(?=\s*(?:の|では|だと|って|は|で))"
+_COMPANY_NAMES = (
+    re.compile(rf"{_LEGAL_ENTITY}\s*([{HIRAGANA}]*[{KANJI}{KATAKANA}ー・&a-z0-9]+){_OWNED}"),
+    re.compile(rf"([{KANJI}{KATAKANA}ー・&a-z0-9]+)\s*{_LEGAL_ENTITY}{_OWNED}"),
+)
+
+
+def companies_unheard_of(text: str, *, version_ids: Sequence[int]) -> list[str]:
+    """The companies ``text`` names with their legal form and asks about as an owner that no document of ``version_ids`` writes.
+
+    「株式会社さくら物流の就業規則だと、有給は何日？」 asks about another company's rules: ours on the
+    same thing are no answer, however close in meaning. A name written in the documents (our own
+    company, a partner they name) is not unheard of.
+    """
+    norm = fold(text)
+    names = (m.group(1) for pattern in _COMPANY_NAMES for m in pattern.finditer(norm))
+    return list(dict.fromkeys(name for name in names if not written_in(name, version_ids)))
+
+
 # 「What is Toyota's maternity leave?」: a capitalised word after the question's first one, owning what follows.
 _ENGLISH_OWNER = re.compile(r"(?<=\s)([A-Z][A-Za-z0-9&-]*)['\u2019]s\b")
 

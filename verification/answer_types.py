@@ -158,7 +158,9 @@ _RATE_COUNTERS = {
 _RATE_WORDS = {word: counter for counter, words in _RATE_COUNTERS.items() for word in words}
 _COUNTER_ALTERNATION = "|".join(map(re.escape, sorted(_RATE_COUNTERS, key=len, reverse=True)))
 _PER = r"(?:あたり|当たり|につき|ごと)"
-_ASKED_RATE = re.compile(rf"1\s*({_COUNTER_ALTERNATION}){_PER}|\bper ([a-z]+?)s?\b")
+# A month is counted with a counter between the number and 月 (「1か月あたり」, 「1ヶ月ごと」).
+_MONTH_COUNTER = r"(?:[かヶカヵケ]\s*)?"
+_ASKED_RATE = re.compile(rf"1\s*{_MONTH_COUNTER}({_COUNTER_ALTERNATION}){_PER}|\bper ([a-z]+?)s?\b")
 # A period a quantity is counted in, as everyday Japanese asks and states it without あたり:
 # 「年に何回」, 「月いくら」, 「週に何日」, 「1日何時間」, 「年間いくら」 and 「年6回」, 「月50ドル」, 「週3日」.
 _PERIODS = ("年", "月", "週", "日")
@@ -168,8 +170,11 @@ _PERIOD = "|".join((*_PERIODS, *_PERIOD_READINGS))
 # Not a period when a number or a deictic word comes first: 2024年5月 is a date, 今年 and 翌月 are one year or month.
 _NOT_A_PERIOD = re.compile(r"[\d.,今昨来前翌先当同本半]")
 _PERIOD_ASKED = re.compile(rf"(?:毎|1\s*)?({_PERIOD})(?:に|間|額)?\s*(?=何|なん|いくら|どれ|どの)")
+_AMOUNT_WORDS = r"(?:最大|最高|上限|約|合計)"
+# An amount per period (額) may name its value after は, が or a colon: 「月額上限は10,000米ドル」, 「年額: 6万円」.
 _PERIOD_STATED = re.compile(
-    rf"(?:毎|1\s*)?({'|'.join(_PERIODS)})(?:に|間|額)?\s*(?:最大|最高|上限|約|合計)?\s*[$¥€£]?\d"
+    rf"(?:毎|1\s*)?({'|'.join(_PERIODS)})"
+    rf"(?:(?:に|間)?\s*{_AMOUNT_WORDS}?|額\s*{_AMOUNT_WORDS}?\s*(?:は|が|[:：])?)\s*[$¥€£]?\d"
 )
 # 「a year」, 「each month」: the English words of the periods, and of a night.
 _ENGLISH_PERIOD_ASKED = re.compile(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from documents.services import document_delete
+from documents.vocabulary import says_when
 from qa.models import Answer, SynonymEntry
 from qa.presenters import answer_payload
 from qa.retrieval import search
@@ -250,6 +251,56 @@ def test_a_question_about_another_companys_rules_is_not_answered_with_ours(corpu
     assert named.response_type == Answer.ResponseType.ANSWER and "年2回" in named.answer_text
     ours = answer_question(user=employee, text="育児休業は子どもが何歳になるまで取れますか？").answer
     assert ours.response_type == Answer.ResponseType.ANSWER and "1歳6ヶ月" in ours.answer_text
+
+
+def _someone_elses(answer: Answer) -> bool:
+    """Turned away as a question about another company's rule: not found, for the name, without our rule's 1歳6ヶ月."""
+    return (
+        answer.response_type == Answer.ResponseType.NOT_FOUND
+        and "1歳6ヶ月" not in answer.answer_text
+        and "unknown_name" in answer.usage["decision"]["reasons"]
+    )
+
+
+def test_a_company_named_with_its_legal_form_that_no_document_writes_is_someone_elses(corpus, employee, ingest):
+    """「株式会社さくら物流の就業規則だと…」 asks about another company's rules, however the name is written
+    (さくら is an everyday word to the analyser); our own company, named the way its documents name it, is answered."""
+    ingest(text="# 会社概要\n\n## 商号\n当社の商号は株式会社みなと製作所です。\n", filename="company.md")
+
+    for question in (
+        "株式会社さくら物流の就業規則だと、育児休業は子どもが何歳まで？",
+        "さくら物流株式会社では育児休業は何歳まで？",
+    ):
+        assert _someone_elses(answer_question(user=employee, text=question).answer), question
+
+    ours = answer_question(user=employee, text="株式会社みなと製作所の育児休業は子どもが何歳まで取れますか？").answer
+    assert ours.response_type == Answer.ResponseType.ANSWER and "1歳6ヶ月" in ours.answer_text
+    # A company the question deals with rather than asks about (「…から届いた」) is no reason to abstain.
+    dealt_with = answer_question(user=employee, text="株式会社さくら物流から届いた請求書の経費精算はいつまで？").answer
+    assert "unknown_name" not in dealt_with.usage["decision"]["reasons"]
+
+
+def test_a_time_counted_from_now_before_wa_is_not_the_subject_looked_for_in_the_documents(corpus, employee, ingest):
+    """「今年は有給何日？」 says when, and asks about 有給: it is answered, not turned away for 今年."""
+    ingest(text="# 有給休暇\n\n## 付与日数\n有給休暇は入社6ヶ月後に10日付与されます。\n", filename="paid.md")
+    for question in ("今年は有給休暇が何日もらえますか？", "勤続4年目なんですけど、来月は有給休暇が何日取れますか？"):
+        assert not search(user=employee, query=question).subject_unknown, question
+        answer = answer_question(user=employee, text=question).answer
+        assert "unknown_subject" not in answer.usage["decision"]["reasons"], question
+        assert answer.response_type == Answer.ResponseType.ANSWER, (question, answer.answer_text)
+    # A subject the documents never mention still is one (退職金 is nowhere here).
+    assert search(user=employee, query="退職金は何か月分もらえますか？").subject_unknown
+    other = answer_question(user=employee, text="退職金は何か月分もらえますか？").answer
+    assert other.response_type == Answer.ResponseType.NOT_FOUND
+
+
+@pytest.mark.parametrize(
+    ("word", "when"),
+    [("今年", True), ("来月", True), ("本日", True), ("今年度", True), ("先週", True)]
+    + [("平日", False), ("休日", False), ("本社", False), ("当社", False), ("残業", False)],
+)
+def test_says_when_only_of_a_time_counted_from_now(word, when):
+    assert says_when(word) is when
 
 
 FEEDBACK_SECTIONS = "".join(
@@ -505,10 +556,9 @@ def test_a_company_the_documents_mention_elsewhere_is_not_answered_about_with_ou
     )
     ingest(text="# 拠点\n\n## 大阪オフィス\n大阪オフィスは梅田にあります。\n", filename="offices.md")
 
-    other = answer_question(user=employee, text="ソニーの育児休業は子どもが何歳になるまで取れますか？").answer
-    assert other.response_type == Answer.ResponseType.NOT_FOUND
-    assert "1歳6ヶ月" not in other.answer_text
-    assert "unknown_name" in other.usage["decision"]["reasons"]
+    assert _someone_elses(
+        answer_question(user=employee, text="ソニーの育児休業は子どもが何歳になるまで取れますか？").answer
+    )
 
     supplier = answer_question(user=employee, text="ソニーの保守契約は何年ですか？").answer
     assert supplier.response_type == Answer.ResponseType.ANSWER and "3年間" in supplier.answer_text

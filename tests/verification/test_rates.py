@@ -24,6 +24,9 @@ from verification.answer_types import asked_rates, carries_rate
         ("補助は年間いくら？", {"年"}),
         ("せらぴーはねんになんかい？", {"年"}),
         ("How many days off do I get a year?", {"年"}),
+        # A month counted with its counter: 「1か月」, 「1ヶ月」.
+        ("経費の払い戻しって1か月あたりいくらまで？", {"月"}),
+        ("通信費は1ヶ月ごとにいくら出る？", {"月"}),
         # 何年 asks a number of years, 今年 is this year: no rate.
         ("パソコンは何年使ったら交換できる？", set()),
         ("今年の有給は何日？", set()),
@@ -49,6 +52,10 @@ def test_a_sentence_states_a_rate_per_the_counter_asked():
         ("月", "上限は月50.00ドルに設定されています。", True),
         ("月", "在宅勤務手当として月額4,000円を支給します。", True),
         ("日", "所定労働時間は1日8時間です。", True),
+        # An amount per period naming its value after は or a colon.
+        ("月", "払い戻しの月額上限は10,000米ドルです。", True),
+        ("年", "補助の年額：60,000円", True),
+        ("日", "平日は5時までに退社します。", False),  # 平日, no period
         ("月", "上限は年間60ドルに設定されています。", False),  # a year's amount, not a month's
         ("年", "この規程は2024年5月1日に改定されました。", False),  # a date
         ("月", "この規程は2024年5月1日に改定されました。", False),
