@@ -113,8 +113,10 @@ _ENGLISH_STOPWORDS = ENGLISH_STOP_WORDS | frozenset("according document document
 _MAX_EVIDENCE_CHARS = 200_000
 # A number in the evidence is "about" the words of its line and of the line
 # before (a heading, or a sentence broken by PDF extraction), at most this many
-# characters either side of it.
+# characters either side of it; in a table row, also about the table's header row (:func:`_said_about`).
 _CONTEXT_CHARS = 150
+_TABLE_ROW_RE = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE_RE = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
 
 
 class _EvidenceSentence(NamedTuple):
@@ -188,6 +190,37 @@ class EvidencePiece:
             end = min(line_end, q.start + len(q.text) + _CONTEXT_CHARS)
             around = self._contexts[q.start] = fold_nfkc(text[start:end])
         return around
+
+    def header_cells(self, q: Quantity) -> tuple[str, ...]:
+        """The folded cells of the header row of the table whose row states ``q``; () outside a table.
+
+        「| 3年以上5年未満 | 16日 |」 says 16日 about its column, 付与日数, named only in the header row
+        above it: an answer that shows the row under its header (「付与日数: 16日」) says the same.
+        """
+        header = self._table_header(q.start)
+        return tuple(fold_nfkc(cell) for cell in header.strip().strip("|").split("|") if cell.strip()) if header else ()
+
+    def table_row(self, at: int) -> int | None:
+        """Where the table row holding offset ``at`` starts; None when its line is no table row."""
+        text = self.nfkc
+        line_start = text.rfind("\n", 0, at) + 1
+        line_end = text.find("\n", at)
+        return line_start if _TABLE_ROW_RE.match(text[line_start : len(text) if line_end < 0 else line_end]) else None
+
+    def _table_header(self, at: int) -> str:
+        """The header row of the table whose row holds offset ``at`` (its first line); "" outside a table."""
+        text = self.nfkc
+        line_start = self.table_row(at)
+        if line_start is None:
+            return ""
+        header = ""
+        while line_start > 0:
+            previous_start = text.rfind("\n", 0, line_start - 1) + 1
+            previous = text[previous_start : line_start - 1]
+            if not _TABLE_ROW_RE.match(previous):
+                break
+            header, line_start = previous, previous_start
+        return "" if _TABLE_RULE_RE.match(header) else header
 
 
 class Evidence:
@@ -533,8 +566,30 @@ def _misplaced_numbers(
     the other clause's words.
     """
     misplaced = [q.text for q in quantities if not _said_about(q, content, evidence)]
-    misplaced = misplaced or _swapped(quantities, evidence, body)
+    misplaced = misplaced or _swapped(quantities, evidence, body) or _rows_apart(quantities, evidence)
     return _strict(False, "number_out_of_context", misplaced) if misplaced else None
+
+
+def _rows_apart(quantities: list[Quantity], evidence: Evidence) -> list[str]:
+    """The quantities of a sentence that the evidence states only in table rows, and on no row together.
+
+    「勤続年数: 2年6ヶ月 / 付与日数: 14日」 takes 2年6ヶ月 from one row and 14日 from another: each is in the
+    table, under the words of its header, but the table pairs neither with the other.
+    """
+    if len(quantities) < 2:
+        return []
+    rows: list[set[tuple[int, int | None]]] = []
+    for q in quantities:
+        found = {
+            (index, piece.table_row(e.start))
+            for index, piece in enumerate(evidence.pieces)
+            for e in piece.quantities
+            if states(e, q)
+        }
+        if not found or any(row is None for _, row in found):
+            return []  # said in prose, or not at all: not a pairing only a table makes
+        rows.append(found)
+    return [] if set.intersection(*rows) else [q.text for q in quantities]
 
 
 _CLAUSE_END_RE = re.compile(r"[、，,;；。]")
@@ -744,6 +799,11 @@ def _said_about(q: Quantity, content: list[str], evidence: Evidence) -> bool:
             if states(e, q):
                 around = piece.context(e)
                 if any(probe in around for probe in probes):
+                    return True
+                # A table row's value is said about its header: the sentence names two of its columns or more
+                # (「勤続年数: 3年以上5年未満 / 付与日数: 16日」), not merely a word one column shares with it.
+                cells = piece.header_cells(e)
+                if sum(any(probe in cell for probe in probes) for cell in cells) >= 2:
                     return True
     return False
 

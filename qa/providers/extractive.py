@@ -243,8 +243,11 @@ def _cells(row: str) -> tuple[str, ...]:
 
 
 def table_answer(header: Sequence[str], row: str) -> str:
-    """A table row as a sentence under its header: 「勤続年数: 2年6ヶ月 / 付与日数: 12日」."""
-    return " / ".join(f"{name}: {value}" if name else value for name, value in zip(header, _cells(row)))
+    """A table row as a sentence under its header: 「勤続年数: 2年6ヶ月 / 付与日数: 12日」.
+
+    An empty cell says nothing and is left out (「備考: 」 would end the row in a label with no value).
+    """
+    return " / ".join(f"{name}: {value}" if name else value for name, value in zip(header, _cells(row)) if value)
 
 
 @dataclass(frozen=True)
@@ -991,9 +994,16 @@ def _quoted_blocks(chosen: Sequence[_Candidate], *, english: bool) -> list[Answe
     """One block per chosen sentence, each citing it; an English question's under an English lead-in."""
     blocks = [AnswerBlock(text=ENGLISH_LEAD_IN + "\n")] if english else []
     for position, cand in enumerate(chosen):
-        following = chosen[position + 1].shown if position + 1 < len(chosen) else None
-        # A table starts on its own line, so it renders as a table after the sentence introducing it.
-        separator = "" if following is None else "\n" if following.startswith("|") else sentence_separator(cand.shown)
+        following = chosen[position + 1] if position + 1 < len(chosen) else None
+        # A table starts on its own line, so it renders as a table after the sentence introducing it;
+        # a row shown under its header is a line of its own too, whatever it ends with (「…（入籍日から6か月以内）」).
+        separator = (
+            ""
+            if following is None
+            else "\n"
+            if following.shown.startswith("|") or cand.header or following.header
+            else sentence_separator(cand.shown)
+        )
         blocks.append(
             AnswerBlock(
                 text=cand.shown + separator,

@@ -172,6 +172,34 @@ def test_a_number_must_be_said_about_the_same_thing(sentence: str, supported: bo
         assert (result.reason, result.missing) == ("number_out_of_context", ["10:00"])
 
 
+LEAVE_TABLE = (
+    "## 年次有給休暇\n会社は、勤続年数に応じて次表のとおり付与する。\n\n"
+    "| 勤続年数（基準日時点） | 付与日数 | 備考 |\n| --- | --- | --- |\n"
+    "| 1年未満 | 10日 | 入社日に付与 |\n| 1年以上2年未満 | 12日 |  |\n| 2年以上3年未満 | 14日 |  |\n"
+    "| 3年以上5年未満 | 16日 |  |\n| 7年以上 | 20日 | 上限 |\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "supported"),
+    [
+        # A row shown under its header says its values about the header's words, far above the row.
+        ("勤続年数（基準日時点）: 3年以上5年未満 / 付与日数: 16日", True),
+        ("勤続年数が3年以上5年未満なら付与日数は16日です。", True),
+        # Each value is in the table, but on rows of their own: the table pairs neither with the other.
+        ("勤続年数（基準日時点）: 3年以上5年未満 / 付与日数: 12日", False),
+        ("勤続年数が7年以上なら付与日数は10日です。", False),
+        # A word one column shares (日数 of 所定労働日数, 付与 of 比例付与) does not put a sentence under the header.
+        ("週14日以下で勤務する契約の方は、所定労働日数に応じて比例付与となります。", False),
+    ],
+)
+def test_a_table_row_says_its_values_under_its_header_and_pairs_only_its_own(sentence: str, supported: bool) -> None:
+    [result] = check_support(sentence, [LEAVE_TABLE])
+    assert result.supported is supported, result
+    if not supported:
+        assert result.reason == "number_out_of_context"
+
+
 def test_missing_lists_what_was_not_found() -> None:
     [result] = check_support("宿泊費の上限は1泊18,000円で、5,000円以上は承認が必要です。", [EXPENSE])
     assert result.missing == ["18,000円"]

@@ -9,7 +9,7 @@ import pytest
 
 from qa.providers.base import ABSTAIN_EN, ABSTAIN_JA
 from verification.grounding import ENGLISH_LEAD_IN
-from qa.providers.extractive import ExtractiveProvider, _Meanings
+from qa.providers.extractive import ExtractiveProvider, _Meanings, table_answer
 
 from .conftest import LEAVE_TEXT, make_chunk
 
@@ -229,6 +229,25 @@ def test_a_table_answer_is_a_row_under_its_header_never_a_bare_header_or_separat
     row = "| 2年6ヶ月 | 12日 |"
     citation = next(c for b in answer.blocks for c in b.citations if c.cited_text == row)
     assert LEAVE_TABLE[citation.start : citation.end] == row
+
+
+def test_a_row_with_an_empty_cell_is_shown_without_it_and_each_row_on_its_own_line():
+    """「| 3年以上5年未満 | 16日 |  |」 under 「| 勤続年数 | 付与日数 | 備考 |」: no 「備考: 」 left hanging, no row run into the next."""
+    table = (
+        "### 付与日数\n| 勤続年数 | 付与日数 | 備考 |\n|---|---|---|\n| 1年未満 | 10日 | 入社日に付与 |\n"
+        "| 1年以上3年未満 | 12日 |  |\n| 3年以上5年未満 | 16日 |  |\n"
+    )
+    assert (
+        table_answer(("勤続年数", "付与日数", "備考"), "| 3年以上5年未満 | 16日 |  |")
+        == "勤続年数: 3年以上5年未満 / 付与日数: 16日"
+    )
+    answer = ExtractiveProvider().generate(
+        "勤続年数が4年のとき付与日数は何日ですか？", [make_chunk(0, table, "leave.md", section="付与日数")]
+    )
+    shown = [line for line in answer.text.splitlines() if "付与日数: " in line]
+    assert shown and all(line.count("勤続年数: ") == 1 and not line.rstrip().endswith(":") for line in shown), (
+        answer.text
+    )
 
 
 COMMUTE_TABLE = (
