@@ -955,12 +955,17 @@ class ExtractiveProvider:
                 if cand in cases:
                     continue
                 break
-            key = fold(cand.text)
+            # A heading's number is no part of what it says: 「3.4 試用期間」 adds nothing after 「試用期間は…」.
+            key = _SECTION_NUMBER.sub("", fold(cand.text)) if cand.heading else fold(cand.text)
             if any(key in quoted for quoted in seen):
                 continue
             seen.append(key)
             chosen.append(cand)
         return chosen
+
+
+# The number a heading opens with (「3.4 」, 「第2章 」 is words, not a number).
+_SECTION_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\.?\s*")
 
 
 def _other_cases(candidates: list[_Candidate], units: Sequence[frozenset[str]]) -> list[_Candidate]:

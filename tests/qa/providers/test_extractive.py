@@ -478,6 +478,21 @@ def test_a_runner_up_already_said_inside_a_quoted_sentence_is_not_quoted_again()
     assert "ポモドーロテクニック" not in texts[1:]
 
 
+def test_a_numbered_heading_already_said_by_a_quoted_sentence_is_not_quoted_after_it():
+    """「3.4 試用期間」 after 「試用期間は入社日から3ヶ月です。」 adds nothing but a number the check cannot place."""
+    chunk = make_chunk(
+        0,
+        "### 3.4 試用期間\n試用期間は入社日から3ヶ月です。給与・勤務条件は本採用後と同じです。"
+        "リモートワークは原則として試用期間の終了後から利用できます。",
+        "onboarding.md",
+        "入社ガイド > 3.4 試用期間",
+    )
+    answer = ExtractiveProvider().generate("How long is the probation period?", [chunk], expanded_terms=["試用期間"])
+    texts = [b.text.strip() for b in answer.blocks]
+    assert any(text.startswith("試用期間は入社日から3ヶ月です。") for text in texts), texts
+    assert "3.4 試用期間" not in texts
+
+
 def test_an_amount_per_the_unit_asked_answers_a_rate_question():
     """「per night」 is answered by the amount stated per night, not by another hotel rule with a number."""
     chunks = [
