@@ -173,6 +173,16 @@ _CITATION_RE = re.compile(
 )
 
 
+# A Markdown table's row (a stripped line between pipes) and its rule under the header row (「|---|:--:|」).
+TABLE_ROW = re.compile(r"^\|.*\|$")
+TABLE_RULE = re.compile(r"^\|[\s:|-]+\|$")
+
+
+def table_cells(row: str) -> tuple[str, ...]:
+    """The cells of a table row, stripped, empty ones included: 「| 3年以上 | 16日 |  |」 → ("3年以上", "16日", "")."""
+    return tuple(cell.strip() for cell in row.strip().strip("|").split("|"))
+
+
 @dataclass(frozen=True)
 class Line:
     """The line a sentence opens: its indentation and whether it is a list item (``- ``, ``1. ``, ``・``)."""

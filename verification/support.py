@@ -50,7 +50,19 @@ from verification.grounding import is_abstention, is_lead_in
 from verification.quantities import Quantity, extract_quantities, quantity_in, scan_quantities, states
 from ragportal import text as plain_text
 from ragportal.words import ENGLISH_STOP_WORDS
-from ragportal.text import HIRAGANA, KANJI, KATAKANA, MIDDLE_DOT, is_english, is_katakana, looks_like_citation, nfkc
+from ragportal.text import (
+    HIRAGANA,
+    KANJI,
+    KATAKANA,
+    MIDDLE_DOT,
+    TABLE_ROW,
+    TABLE_RULE,
+    is_english,
+    is_katakana,
+    looks_like_citation,
+    nfkc,
+    table_cells,
+)
 from verification.term_weights import residual_surprisal, surprisal
 from verification.textnorm import fold_nfkc, normalize
 
@@ -115,8 +127,6 @@ _MAX_EVIDENCE_CHARS = 200_000
 # before (a heading, or a sentence broken by PDF extraction), at most this many
 # characters either side of it; in a table row, also about the table's header row (:func:`_said_about`).
 _CONTEXT_CHARS = 150
-_TABLE_ROW_RE = re.compile(r"^\s*\|.*\|\s*$")
-_TABLE_RULE_RE = re.compile(r"^\s*\|[\s:|-]+\|\s*$")
 
 
 class _EvidenceSentence(NamedTuple):
@@ -136,6 +146,7 @@ class EvidencePiece:
         self.nfkc = nfkc(text[:_MAX_EVIDENCE_CHARS])
         self.flat = fold_nfkc(self.nfkc)
         self._contexts: dict[int, str] = {}
+        self._headers: dict[int, tuple[str, ...]] = {}  # a table row's start → its table's header cells
 
     @classmethod
     def of(cls, text: str) -> EvidencePiece:
@@ -197,30 +208,36 @@ class EvidencePiece:
         「| 3年以上5年未満 | 16日 |」 says 16日 about its column, 付与日数, named only in the header row
         above it: an answer that shows the row under its header (「付与日数: 16日」) says the same.
         """
-        header = self._table_header(q.start)
-        return tuple(fold_nfkc(cell) for cell in header.strip().strip("|").split("|") if cell.strip()) if header else ()
+        row = self.table_row(q.start)
+        if row is None:
+            return ()
+        cells = self._headers.get(row)
+        if cells is None:
+            header = self._table_header(row)
+            cells = self._headers[row] = (
+                tuple(fold_nfkc(cell) for cell in table_cells(header) if cell) if header else ()
+            )
+        return cells
 
     def table_row(self, at: int) -> int | None:
         """Where the table row holding offset ``at`` starts; None when its line is no table row."""
         text = self.nfkc
         line_start = text.rfind("\n", 0, at) + 1
         line_end = text.find("\n", at)
-        return line_start if _TABLE_ROW_RE.match(text[line_start : len(text) if line_end < 0 else line_end]) else None
+        return (
+            line_start if TABLE_ROW.match(text[line_start : len(text) if line_end < 0 else line_end].strip()) else None
+        )
 
-    def _table_header(self, at: int) -> str:
-        """The header row of the table whose row holds offset ``at`` (its first line); "" outside a table."""
-        text = self.nfkc
-        line_start = self.table_row(at)
-        if line_start is None:
-            return ""
-        header = ""
+    def _table_header(self, row: int) -> str:
+        """The header row (its first line) of the table whose row starts at ``row``; "" when its first line is a rule."""
+        text, line_start, header = self.nfkc, row, ""
         while line_start > 0:
             previous_start = text.rfind("\n", 0, line_start - 1) + 1
-            previous = text[previous_start : line_start - 1]
-            if not _TABLE_ROW_RE.match(previous):
+            previous = text[previous_start : line_start - 1].strip()
+            if not TABLE_ROW.match(previous):
                 break
             header, line_start = previous, previous_start
-        return "" if _TABLE_RULE_RE.match(header) else header
+        return "" if TABLE_RULE.match(header) else header
 
 
 class Evidence:

@@ -43,7 +43,7 @@ from qa.providers.base import (
 )
 from qa.question import analyse_question
 from qa.types import AnswerBlock, Citation, ProviderAnswer, RetrievedChunk
-from ragportal.text import HIRAGANA, Line, fold, opened_line
+from ragportal.text import HIRAGANA, TABLE_ROW, TABLE_RULE, Line, fold, opened_line, table_cells
 from ragportal.words import ENGLISH_STOP_WORDS, KANJI_INTERROGATIVES
 from verification.grounding import ENGLISH_LEAD_IN
 from verification.quantities import Quantity, extract_quantities, within_bounds
@@ -234,20 +234,12 @@ class _Sentence:
     with_parent: float = 0.0
 
 
-_TABLE_LINE = re.compile(r"^\|.*\|$")
-_TABLE_SEPARATOR = re.compile(r"^\|[\s:|-]+\|$")
-
-
-def _cells(row: str) -> tuple[str, ...]:
-    return tuple(cell.strip() for cell in row.strip().strip("|").split("|"))
-
-
 def table_answer(header: Sequence[str], row: str) -> str:
     """A table row as a sentence under its header: 「勤続年数: 2年6ヶ月 / 付与日数: 12日」.
 
     An empty cell says nothing and is left out (「備考: 」 would end the row in a label with no value).
     """
-    return " / ".join(f"{name}: {value}" if name else value for name, value in zip(header, _cells(row)) if value)
+    return " / ".join(f"{name}: {value}" if name else value for name, value in zip(header, table_cells(row)) if value)
 
 
 @dataclass(frozen=True)
@@ -343,7 +335,7 @@ def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, meanings: _Meaning
         meaning = meanings.of(position)
         if sentence.heading:
             under, under_meaning = tokens(text), meaning
-        row = bool(_TABLE_LINE.match(text))
+        row = bool(TABLE_ROW.match(text))
         parent = parents.read(chunk.text, sentence.start, sentences, breaks=sentence.heading or row)
         placed = _Sentence(
             chunk_index,
@@ -360,10 +352,10 @@ def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, meanings: _Meaning
             # A table: its header row (the line before |---|) and separator are never answers by
             # themselves; each row is read with the header's words and shown under it.
             following = spans[position + 1] if position + 1 < len(spans) else None
-            if _TABLE_SEPARATOR.match(text):
+            if TABLE_RULE.match(text):
                 continue
-            if following and _TABLE_SEPARATOR.match(chunk.text[following.start : following.end]):
-                header = _cells(text)
+            if following and TABLE_RULE.match(chunk.text[following.start : following.end]):
+                header = table_cells(text)
                 continue
             sentences.append(replace(placed, tokens=tokens(f"{text} {' '.join(header)}"), header=header))
             continue
@@ -1108,9 +1100,9 @@ def _whole_table(row: _Candidate, text: str) -> _Candidate:
         position += len(line) + 1
     index = max(i for i, offset in enumerate(offsets) if offset <= row.start)
     first = last = index
-    while first > 0 and _TABLE_LINE.match(lines[first - 1].strip()):
+    while first > 0 and TABLE_ROW.match(lines[first - 1].strip()):
         first -= 1
-    while last + 1 < len(lines) and _TABLE_LINE.match(lines[last + 1].strip()):
+    while last + 1 < len(lines) and TABLE_ROW.match(lines[last + 1].strip()):
         last += 1
     start = offsets[first] + len(lines[first]) - len(lines[first].lstrip())
     end = offsets[last] + len(lines[last].rstrip())
