@@ -100,7 +100,8 @@ def is_generic(text: str, documents: Mapping[int, Sequence[str]], *, spellings: 
     (title, section and body of its candidate chunks). Generic: short, at most
     one content term, and that term occurs in at least
     ``min(GENERIC_TERM_DOCUMENTS, len(documents))`` of them; or only aspect
-    words (:data:`FACETS`), each in at least :data:`FACET_DOCUMENTS`. A term
+    words (:data:`FACETS`), each in one of them at least, with :data:`FACET_DOCUMENTS`
+    documents or more in view. A term
     found in no document is not generic (it may name something no document covers).
     ``spellings`` are the question's glossary expansions: an aspect asked in
     everyday words (「締め切り」) is found where the documents use the aspect word
@@ -118,9 +119,10 @@ def generic_terms(
         return False
     needed = min(GENERIC_TERM_DOCUMENTS, len(documents))
     if facets_only and len(documents) >= FACET_DOCUMENTS:
-        # 「申請方法を教えて」, 「補助はいくら？」, 「必要な書類は？」: aspects every policy has, named in
-        # several of them; two aspects (必要 + 書類) name a policy no more than one does.
-        needed = FACET_DOCUMENTS
+        # 「申請方法を教えて」, 「補助はいくら？」, 「連絡先」: aspects every policy has, which name no policy
+        # even where only one of the documents in view writes the word (its table's 連絡先 column);
+        # two aspects (必要 + 書類) name a policy no more than one does.
+        needed = 1
     other_facets = [fold(word) for word in spellings if is_facet(fold(word))] if facets_only else []
     return all(
         max(document_frequency(spelling, documents) for spelling in [term, *other_facets]) >= max(needed, 1)
@@ -135,7 +137,7 @@ FACETS = frozenset(
     "連絡先 問い合わせ 問合せ 場所 時間 日数 回数 期間 ルール 規則 規定 手順 流れ 必要 書類 理由 注意 注意点 "
     "基準 種類 範囲 提出 提出先 担当 担当者 承認 手順書 やり方 方法論 金 額 額面 単価 先".split()
 )
-# A facet question is asked back when its facet occurs in at least this many candidate documents.
+# A facet question is asked back when at least this many candidate documents are in view (and one writes the facet).
 FACET_DOCUMENTS = 2
 
 

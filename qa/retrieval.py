@@ -47,6 +47,7 @@ from qa.vocabulary import (
     TermMatch,
     companies_unheard_of,
     names_apart_from_their_subject,
+    places_gone_to,
     english_owners_unheard_of,
     named_as_things,
     unheard_of_owners,
@@ -307,7 +308,8 @@ def _unknown_names(question: Question, found: _Retrieved, unknown: list[Word]) -
     question's, the owners (Toyota's) no document writes."""
     if question.english:
         return english_owners_unheard_of(question.text, version_ids=found.version_ids)
-    names = [w.surface for w in unknown if w.proper]
+    gone_to = places_gone_to(question.spelled) if any(w.place for w in unknown) else set()
+    names = [w.surface for w in unknown if w.proper and w.surface not in gone_to]
     names += unheard_of_owners(question.spelled, [w.surface for w in unknown if not w.proper], near=found.matches)
     names += [n for n in companies_unheard_of(question.spelled, version_ids=found.version_ids) if n not in names]
 

@@ -52,6 +52,7 @@ from documents.vocabulary import (
     has_kanji,
     kanji_spellings,
     katakana,
+    says_when,
     unvoiced,
 )
 from documents.vocabulary_store import LiveVocabulary, live_vocabulary
@@ -268,7 +269,7 @@ _COUNTED_IN_KANA = re.compile(
         for kana in sorted(KANA_COUNTED_INTERROGATIVES, key=len, reverse=True)
     )
 )
-_INTERROGATIVE = re.compile(r"何|幾")
+_INTERROGATIVE = re.compile(r"何|幾|^いつ")
 
 
 def unknown_words(text: str, *, version_ids: Sequence[int], reached: Iterable[str] = ()) -> list[Word]:
@@ -334,6 +335,26 @@ def _asked_as_owner(words: Sequence[Word]) -> Iterator[tuple[Word, Word]]:
     for x, particle, y in zip(words, words[1:], words[2:]):
         if particle.surface == "の" and y.noun and len(y.surface) >= 2:
             yield x, y
+
+
+# Particles after a place that make it where the asker goes or is, not whose rules are asked about.
+_GONE_TO = frozenset({"に", "へ", "まで"})
+
+
+def places_gone_to(text: str) -> set[str]:
+    """The place names of ``text`` written where someone goes (「大阪に出張」, 「タイへ行く」, 「博多まで」).
+
+    A destination is a circumstance of the question, not its subject: a travel rule
+    that applies wherever one goes answers 「大阪に出張するとき、グリーン車は使える？」
+    although no document names 大阪. Read as the owner of a rule (「大阪支社の…」,
+    「大阪では…」) a place stays a name the documents must know.
+    """
+    words = question_words(text)
+    return {
+        place.surface
+        for place, particle in zip(words, words[1:])
+        if place.place and particle.surface in _GONE_TO and not particle.noun
+    }
 
 
 def unheard_of_owners(text: str, unknown: Sequence[str], *, near: Iterable[TermMatch] = ()) -> list[str]:
@@ -436,6 +457,8 @@ def unknown_words_asked_with_known_ones(text: str, unknown: Sequence[str]) -> bo
         and len(w.surface) >= 2
         and not _ALL_HIRAGANA.fullmatch(w.surface)
         and not _INTERROGATIVE.search(w.surface)
+        # A time counted from now (毎年, 来月) says when, not what the documents would have to cover.
+        and not says_when(w.surface)
     ]
     missing = set(unknown)
     if not any(noun not in missing for noun in nouns):

@@ -32,6 +32,7 @@ NUMBER = "number"
 STEPS = "steps"
 COST = "cost"
 NAME = "name"
+PAY = "pay"
 
 # What a question asks for, on NFKC + lower-cased text. Order matters only for reading.
 _ASKS: dict[str, re.Pattern[str]] = {
@@ -54,6 +55,11 @@ _ASKS: dict[str, re.Pattern[str]] = {
     COST: re.compile(
         r"(お金|費用|料金|手数料|代金)(は|が|って|も)?(かか|要る|いる|必要|取られ)|有料|無料|"
         r"\b(cost|costs|fee|fees|charge|charged)\b"
+    ),
+    # Whether time away is paid: 「看病で休むとき、給料は出るの？」, 「投票に行く時間って給料出る？」, 「有給扱い？」.
+    PAY: re.compile(
+        r"(給料|給与|賃金)(は|って|が|も)?(出る|出ます|出ない|でる|でます|もらえ|支払われ|払われ|減)|"
+        r"[有無]給(なの|です|扱い|か|[?？])"
     ),
     # What something is called: 「アプリの名前は？」, 「名称を教えて」, 「何というシステム？」 (not 「名前は出したくない」).
     # Which one of a kind: 「VPN はどれ？」, 「どのツールを使う？」 (not どれくらい, どのように).
@@ -78,6 +84,8 @@ _NUMBER_VALUE = re.compile(
 )
 # A price or a statement of who pays: 「1,000円を差し引きます」, 「全額を補助します」, 「無料です」.
 _COST_WORDS = re.compile(r"無料|有料|全額|補助|負担|支給|差し引|実費|不要|かかりません")
+# Whether pay goes on: 「3日までは有給とし、残りは無給とする」, 「通常の賃金を支給する」, 「給与は支給しない」.
+_PAY_WORDS = re.compile(r"有給|無給|有償|無償|(賃金|給与|給料)(を|は)?(支給|支払|減額|控除)|通常の賃金|\b(un)?paid\b")
 # A name as the documents write one: quoted (「AOBA Connect」), or a Latin word of four letters or more;
 # not a quoted document title pointing elsewhere (「社内Wi-Fi・VPN利用ガイド」(network_vpn.md)).
 _NAME_VALUE = re.compile(r"[「『][^」』]+[」』](?!\s*\([^)]*\.[a-z]+\))|\b[a-z][a-z0-9]{3,}\b(?![^(]*\.[a-z]+\))")
@@ -303,6 +311,8 @@ def carries(answer_type: str, text: str) -> bool:
         return bool(_COST_WORDS.search(norm)) or any(
             q.unit in MONEY_UNITS for q in extract_quantities(norm, already_nfkc=True)
         )
+    if answer_type == PAY:
+        return bool(_PAY_WORDS.search(norm))
     if answer_type == NAME:
         return bool(_NAME_VALUE.search(norm))
     raise ValueError(f"unknown answer type: {answer_type!r}")

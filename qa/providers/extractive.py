@@ -54,6 +54,7 @@ from verification.answer_types import (
     DATE,
     NAME,
     NUMBER,
+    PAY,
     QUANTITY,
     STEPS,
     AskedPart,
@@ -87,7 +88,7 @@ _QUESTION_BIGRAMS = frozenset(phrase[i : i + 2] for phrase in _QUESTION_PHRASES 
 
 # Bonus for a sentence that carries the kind of answer the question asks for
 # (verification.answer_types defines both the question types and what carries them).
-_TYPE_BONUS = {DATE: 0.15, QUANTITY: 0.12, CONTACT: 0.12, NUMBER: 0.3, STEPS: 0.08, COST: 0.15, NAME: 0.15}
+_TYPE_BONUS = {DATE: 0.15, QUANTITY: 0.12, CONTACT: 0.12, NUMBER: 0.3, STEPS: 0.08, COST: 0.15, NAME: 0.15, PAY: 0.15}
 UNIT_BONUS = 0.25
 # A sentence that only sends the reader elsewhere (「…を参照してください」) answers nothing by itself.
 # So does one that says what a document covers (「本規程は、…について定めます」).
@@ -506,15 +507,19 @@ def _asked_bonus(sentence: str, query: _Query) -> float:
     the quantities it states (「2年6ヶ月たつと何日？」: the row that states 2年 and 6ヶ月, not any row
     with ヶ月) or whose bounds hold them (「片道12km」: the row of 「10km以上15km未満」), and an amount
     per the counter a rate is asked per (「per night」: 「300USD/泊」)."""
-    bonus = _fact_bonus(sentence, query.facts, query.units)
-    if query.quantities:
-        quantities = extract_quantities(fold(sentence), already_nfkc=True)
-        stated = _values(quantities)
-        bonus += STATED_BONUS * sum(
-            (value, unit) in stated or (bool(unit) and within_bounds(value, unit, quantities))
-            for value, unit in query.quantities
-        )
+    bonus = _fact_bonus(sentence, query.facts, query.units) + STATED_BONUS * _holds(sentence, query.quantities)
     return bonus + UNIT_BONUS * sum(carries_rate(counter, sentence) for counter in query.rates)
+
+
+def _holds(sentence: str, asked: frozenset[tuple[float, str]]) -> int:
+    """How many of the quantities a question states (``asked``) ``sentence`` states, or holds within its bounds."""
+    if not asked:
+        return 0
+    quantities = extract_quantities(fold(sentence), already_nfkc=True)
+    stated = _values(quantities)
+    return sum(
+        (value, unit) in stated or (bool(unit) and within_bounds(value, unit, quantities)) for value, unit in asked
+    )
 
 
 class ExtractiveProvider:
@@ -807,7 +812,7 @@ class ExtractiveProvider:
         # The best match names the topic but not the fact asked for (何日 and
         # no number): the chunk's best sentence that carries it completes it.
         if facts and len(chosen) < limit and not any(_fact_bonus(c.text, facts, units) for c in chosen):
-            carrier = _fact_carrier(candidates, chosen, facts, units)
+            carrier = _fact_carrier(candidates, chosen, facts, units, asked=_stated(part.text))
             if carrier is not None:
                 chosen.append(carrier)
         chosen = self._with_unit_carriers(
@@ -1054,22 +1059,30 @@ def _with_context(candidates: list[_Candidate], best: _Candidate, limit: int) ->
 
 
 def _fact_carrier(
-    candidates: list[_Candidate], chosen: list[_Candidate], facts: list[str], units: list[frozenset[str]]
+    candidates: list[_Candidate],
+    chosen: list[_Candidate],
+    facts: list[str],
+    units: list[frozenset[str]],
+    *,
+    asked: frozenset[tuple[float, str]] = frozenset(),
 ) -> _Candidate | None:
-    """The best sentence not yet chosen, in the best one's chunk, with a fact of a kind the question asks for."""
+    """The best sentence not yet chosen, in the best one's chunk, with a fact of a kind the question asks for.
+
+    One that holds a quantity the question states comes first (``asked``: 「勤続12年の社員が…休職期間は
+    どのくらい？」 → the row 「10年以上 | 1年6か月」 under 「…勤続年数に応じ、次のとおりとする」, not another
+    sentence of the chunk that merely states some period): the question names which row it is in.
+    """
     best = candidates[0]
-    return next(
-        (
-            c
-            for c in candidates
-            if c.chunk_index == best.chunk_index
-            and c.lexical > 0
-            and c not in chosen
-            and _fact_bonus(c.text, facts, units) > 0
-            and not _REVISION_LINE.search(c.text)
-        ),
-        None,
-    )
+    carriers = [
+        c
+        for c in candidates
+        if c.chunk_index == best.chunk_index
+        and c.lexical > 0
+        and c not in chosen
+        and _fact_bonus(c.text, facts, units) > 0
+        and not _REVISION_LINE.search(c.text)
+    ]
+    return next((c for c in carriers if _holds(c.text, asked)), carriers[0] if carriers else None)
 
 
 # A question about how something varies (「勤続年数でどう増える？」, 「一覧」) is answered by a whole table.

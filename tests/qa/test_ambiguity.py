@@ -139,3 +139,14 @@ def test_an_aspect_asked_in_everyday_words_is_found_under_the_glossary_word_the_
     assert not is_generic("締め切りはいつ？", documents)  # 締め切り itself is in neither
     assert is_generic("締め切りはいつ？", documents, spellings=["期限", "申請期限"])
     assert not is_generic("経費精算の締め切りはいつ？", documents, spellings=["期限", "申請期限"])
+
+
+def test_an_aspect_word_alone_names_no_document_even_where_only_one_of_those_in_view_writes_it() -> None:
+    """「連絡先」 alone: one policy's table has a 連絡先 column, and the question still names no policy."""
+    documents = {
+        1: ["ハラスメント防止規程\n相談窓口\n| 窓口 | 担当者 | 連絡先 |\n| 人事総務部 | 佐藤 | 内線 1120 |"],
+        2: ["社内システム利用ガイド\nITヘルプデスク\n| 内線 | 2200 |"],
+        3: ["旅費規程\n宿泊費\n宿泊費は1泊10,000円を上限とする。"],
+    }
+    assert is_generic("連絡先", documents)
+    assert not is_generic("ハラスメントの連絡先", documents)  # ハラスメント names the document

@@ -20,6 +20,7 @@ from qa.vocabulary import (
     TermMatch,
     named_as_things,
     names_apart_from_their_subject,
+    places_gone_to,
     unheard_of_owners,
     unknown_words_asked_with_known_ones,
 )
@@ -294,6 +295,41 @@ def test_a_time_counted_from_now_before_wa_is_not_the_subject_looked_for_in_the_
     assert other.response_type == Answer.ResponseType.NOT_FOUND
 
 
+TRAVEL = (
+    "# 出張旅費規程\n\n## 鉄道\n新幹線・特急は普通車指定席を利用してください。グリーン車の利用は役員に限ります。\n\n"
+    "## 宿泊\n宿泊費は1泊10,000円を上限とします。\n"
+)
+
+
+def test_a_place_the_asker_travels_to_is_no_name_the_documents_must_know(ingest, employee):
+    """「大阪に出張」 says where the rule is applied; no document names 大阪, and the travel rule answers.
+    A place asked about as the owner of a rule (「大阪支社の…」) is still a name they do not know."""
+    ingest(text=TRAVEL, filename="travel.md")
+    for question in (
+        "来週大阪に出張なんだけど、新幹線のグリーン車って乗っていい？",
+        "博多まで新幹線で行くとき、グリーン車は使える？",
+    ):
+        answer = answer_question(user=employee, text=question).answer
+        assert "unknown_name" not in answer.usage["decision"]["reasons"], question
+        assert answer.response_type == Answer.ResponseType.ANSWER and "役員に限ります" in answer.answer_text, question
+    branch = answer_question(user=employee, text="大阪支社のグリーン車の規程は？").answer
+    assert branch.response_type == Answer.ResponseType.NOT_FOUND
+    assert branch.usage["decision"]["reasons"] == ["unknown_name"]
+
+
+@pytest.mark.parametrize(
+    ("question", "places"),
+    [
+        ("来週大阪に出張なんだけど、グリーン車って乗っていい？", {"大阪"}),
+        ("札幌へ出張するときの宿泊費は？", {"札幌"}),
+        ("大阪支社の住所は？", set()),
+        ("大阪では有給は何日？", set()),
+    ],
+)
+def test_places_gone_to_are_those_written_before_a_particle_of_direction(question, places):
+    assert places_gone_to(question) == places
+
+
 @pytest.mark.parametrize(
     ("word", "when"),
     [("今年", True), ("来月", True), ("本日", True), ("今年度", True), ("先週", True)]
@@ -354,7 +390,12 @@ def test_the_number_asked_for_is_looked_for_in_the_best_document_when_its_hits_l
 
 
 @pytest.mark.parametrize(
-    "question", ["忘年会の会費はいくらですか？", "タイムカードを押し忘れたらどうなりますか？", "社員寮の家賃はいくら？"]
+    "question",
+    [
+        "忘年会の会費はいくらですか？",
+        "タイムカードを押し忘れたらどうなりますか？",
+        "社員寮の家賃はいくら？",
+    ],
 )
 def test_a_workplace_question_in_words_the_documents_never_use_is_not_found(corpus, employee, question):
     """Plausible at any company, answered by none of these documents: no near passage is passed off as its answer."""
@@ -628,6 +669,8 @@ def test_names_apart_from_their_subject_reads_the_passages_given():
         ("楽天の有給休暇は何日？", ["楽天"], False),
         # Every noun unknown: the documents cover nothing the question names.
         ("確定申告の医療費控除はいくらから？", ["確定申告", "医療費控除"], False),
+        # 毎年 says when and いつ頃 asks it: neither is something the documents cover.
+        ("社員旅行ってある？あるなら毎年いつ頃？", ["社員旅行"], False),
     ],
 )
 def test_unknown_words_among_known_ones_are_told_from_someone_elses_and_from_a_foreign_topic(

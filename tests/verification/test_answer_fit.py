@@ -13,6 +13,7 @@ from verification.answer_types import (
     DATE,
     NAME,
     NUMBER,
+    PAY,
     QUANTITY,
     STEPS,
     asked_types,
@@ -44,6 +45,10 @@ from verification.verdict import verify
         ("Which VPN should I use at a cafe?", [NAME]),
         ("どれくらい休める？", [QUANTITY]),
         ("どのように申請する？", [STEPS]),
+        # Whether time away is paid: answered by 有給/無給 or 賃金を支給, not by an amount.
+        ("子どもの看病で休むときの休みって、給料は出るの？", [PAY]),
+        ("選挙の投票に行く時間って給料出るの？", [PAY]),
+        ("給料日はいつ？", [DATE]),
     ],
 )
 def test_what_a_question_asks_for(question: str, types: list[str]) -> None:
@@ -71,6 +76,9 @@ def test_each_quantity_of_a_two_part_question_is_asked_for_in_its_unit() -> None
         (COST, "再発行の手数料として1,000円を給与から差し引きます。", True),
         (COST, "受験料は、合格した場合に全額を補助します。", True),
         (COST, "社員証を忘れた場合は、1階受付で一時入館カードを受け取ってください。", False),
+        (PAY, "子の看護等休暇のうち、1年度につき3日までは有給とし、残りは無給とする。", True),
+        (PAY, "会社は、通算5日間に限り、通常の賃金を支給する。", True),
+        (PAY, "子の看護等休暇は、1時間単位で取得することができる。", False),
         (NAME, "VPNクライアント「AOBA Connect」を起動します。", True),
         (NAME, "社内システムを利用するときは、必ず会社のVPNに接続してください。", False),
         (NAME, "手順は「社内Wi-Fi・VPN利用ガイド」(network_vpn.md) にまとめています。", False),  # a pointer, not a name

@@ -548,3 +548,23 @@ def test_two_sentences_read_together_are_as_close_to_the_question_as_the_sum_of_
     assert meanings.read_together(0, 1) == pytest.approx(float(together @ question) / np.linalg.norm(together))
     assert meanings.of(1) == pytest.approx(float(sentences[1] @ question))
     assert meanings.read_together(0, 5) == 0.0 and meanings.of(5) == 0.0
+
+
+LEAVE_OF_ABSENCE = (
+    "私傷病休職の期間は、休職発令日における勤続年数に応じ、次のとおりとする。\n\n"
+    "| 勤続年数 | 休職期間 |\n|---|---|\n| 1年未満 | 休職の対象としない |\n| 1年以上3年未満 | 6か月 |\n"
+    "| 3年以上10年未満 | 1年 |\n| 10年以上 | 1年6か月 |\n\n"
+    "２　第2条第1項第2号の休職期間は、その事由が存続する期間とする。\n"
+    "３　復職後6か月以内に同一又は類似の傷病により再び欠勤した場合は、前の休職期間と通算する。\n"
+)
+
+
+def test_a_sentence_introducing_a_table_is_completed_by_the_row_holding_the_quantity_the_question_states():
+    """「勤続12年…休職期間はどのくらい？」: the sentence that introduces the table states no period; of the chunk's
+    sentences that state one, the row whose bracket holds 12年 answers, not 「復職後6か月以内に…」."""
+    chunk = make_chunk(0, LEAVE_OF_ABSENCE, "leave.md", section="第3条（休職期間）")
+    answer = ExtractiveProvider().generate(
+        "勤続12年の社員が病気で休職することになったら、休職期間はどのくらい？", [chunk]
+    )
+    assert not answer.abstained
+    assert "勤続年数: 10年以上 / 休職期間: 1年6か月" in answer.text
