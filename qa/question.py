@@ -29,6 +29,12 @@ from verification.answer_types import AskedPart, AskedQuestion, own_parts, quest
 # A later clause's subject counts too (「評価に納得できないとき、異議申し立ては…」).
 SUBJECT = re.compile(r"(?:^|、)([^、。?？]{2,24}?)(?:は|って|とは)")
 SUBJECT_WORD = re.compile(f"[{KANJI_IDEOGRAPHS}{KATAKANA}{MIDDLE_DOT}]{{2,}}|[a-z][a-z0-9-]+")
+# 「何日ある？」 asks how many, not whether.
+_ASKING = re.compile(r"何|幾")
+# 「社員食堂ある？」, 「ランチ代の補助とかってある？」, 「住宅手当はありますか？」: whether a thing exists.
+EXISTENCE = re.compile(
+    f"([{KANJI_IDEOGRAPHS}{KATAKANA}{MIDDLE_DOT}]{{2,}})(?:とか|なんて)?(?:って|は|が|も)?(?:ある|あります|あんの)"
+)
 
 
 @dataclass(frozen=True)
@@ -43,7 +49,8 @@ class Question:
       part by part), ``(whole,)`` for one question.
     - ``asked``: the parts in their own words, as the verifier judges an answer.
     - ``terms``: content terms; ``subject_terms``: the words of the subject before
-      は (empty when there is none); ``aspect_words``: the terms that name only an
+      は (empty when there is none); ``existence_terms``: the things whose existence is
+      asked (「社員食堂ある？」: 社員食堂); ``aspect_words``: the terms that name only an
       aspect of a policy (申請, 期限, 上限…).
     - ``short``: too short to settle a tie between documents.
     - ``readings``: other spellings of the question's words (kana readings), when known.
@@ -60,6 +67,7 @@ class Question:
     aspect_words: tuple[str, ...]
     short: bool
     readings: tuple[str, ...] = ()
+    existence_terms: tuple[str, ...] = ()
 
     @property
     def two_part(self) -> bool:
@@ -88,6 +96,7 @@ def analyse_question(text: str, *, english: bool | None = None) -> Question:
         asked=AskedQuestion(text, english, own_parts(text, english=english)),
         terms=terms,
         subject_terms=subject_words(text),
+        existence_terms=tuple(dict.fromkeys(t for t in EXISTENCE.findall(fold(text)) if not _ASKING.search(t))),
         aspect_words=tuple(term for term in terms if is_facet(term)),
         short=is_short(text),
     )

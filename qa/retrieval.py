@@ -556,7 +556,13 @@ def unknown_subject(
         terms = [fold(term) for term in expansions if not term.isascii()]
         return bool(terms) and not any(_mentioned(term, found) for term in terms)
     words = question.subject_terms
-    if not words or any(fold(term) in text for term in expansions):
+    if not (words or question.existence_terms) or any(fold(term) in text for term in expansions):
+        return False
+    # Whether a thing exists (「横浜本社って社員食堂ある？」) is not answered by documents that never mention it,
+    # whatever the rest of the question names.
+    if any(not _mentioned(term, found) for term in question.existence_terms):
+        return True
+    if not words:
         return False
     # What the subject is about is its last word (its head): 「落ちた応募者の履歴書は」 asks about 履歴書.
     # The words before it say whose or which, and one the documents mention keeps the subject known

@@ -337,7 +337,8 @@ def _asked_as_owner(words: Sequence[Word]) -> Iterator[tuple[Word, Word]]:
             yield x, y
 
 
-# Particles after a place that make it where the asker goes or is, not whose rules are asked about.
+# Particles after a place that make it where the asker goes, not whose rules are asked about. Not から: a place
+# one sets out from is as often part of a general question (how long from one city to another) no rule answers.
 _GONE_TO = frozenset({"に", "へ", "まで"})
 
 
@@ -588,6 +589,8 @@ def _by_spelling(
     return [TermMatch(word=wanted[norm], term=term, via="spelling") for norm, (_, term) in found.items()]
 
 
+# The shortest reading matched from inside one of the analyser's words, in a question typed all in kana.
+_OFF_CUT_READING = 4
 # The shortest loanword matched across the analyser's cuts: four kana with the long-vowel mark (さーびす).
 _LOANWORD_MIN = 4
 
@@ -627,7 +630,9 @@ def _by_kana(folded: str, by_reading: _Readings) -> list[TermMatch]:
                 sizes = [
                     n for n in sizes if at in starts and at + n in ends and not any(at < g < at + n for g in grammar)
                 ]
-            for size in sizes if i in cuts else ():
+            # Typed all in kana, the analyser's cuts are guesses: a longer reading may start inside one of its
+            # words (けいひでしはんきごと is cut で|し|はん|き…, and しはんき is 四半期, not し + 半期).
+            for size in sizes if i in cuts else [n for n in sizes if kana_only and n >= _OFF_CUT_READING]:
                 term = by_reading.get(unvoiced(run[i : i + size]))
                 # Written as the documents write it: nothing to match. せらぴー is not セラピー as written.
                 if (

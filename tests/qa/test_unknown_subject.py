@@ -37,6 +37,15 @@ def test_the_subject_is_judged_by_its_head_and_the_specific_words_before_it() ->
     assert not unknown_subject("退職後の駐車場代は精算できますか？", [TRAVEL], common=lambda word: True)
 
 
+def test_a_thing_whose_existence_is_asked_and_that_no_text_mentions_is_unknown() -> None:
+    """「人事部って社員食堂ある？」: 人事部 is mentioned, and still nothing says whether there is a 社員食堂."""
+    assert unknown_subject("人事部って社員食堂ある？ランチ代の補助とかってあるのかな", [TRAVEL])
+    assert unknown_subject("社員食堂ってありますか？", [TRAVEL])
+    assert not unknown_subject("駐車場代の精算ってある？", [TRAVEL])
+    # 「何日ある？」 asks how many: 何日 is no thing the documents must name.
+    assert not unknown_subject("人事部との面談って年に何日ある？", [TRAVEL])
+
+
 def test_an_english_question_is_judged_by_its_glossary_words_found_in_the_documents() -> None:
     assert not unknown_subject("Can I claim parking fees?", [TRAVEL], expansions=["駐車場代"])
     assert unknown_subject("Is there a severance payment?", [TRAVEL], expansions=["退職金"])

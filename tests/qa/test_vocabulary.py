@@ -322,6 +322,7 @@ def test_a_place_the_asker_travels_to_is_no_name_the_documents_must_know(ingest,
     [
         ("来週大阪に出張なんだけど、グリーン車って乗っていい？", {"大阪"}),
         ("札幌へ出張するときの宿泊費は？", {"札幌"}),
+        ("東京からアメリカのメンバーと会議するときの推奨時間は？", set()),
         ("大阪支社の住所は？", set()),
         ("大阪では有給は何日？", set()),
     ],
@@ -563,6 +564,18 @@ def test_a_katakana_word_typed_in_hiragana_reaches_the_documents_spelling(ingest
     assert ("せらぴー", "セラピー", "reading") in {(m.word, m.term, m.via) for m in result.vocabulary}
     assert "セラピー" in result.written_query
     assert result.hits[0].filename == "care.md"
+
+
+def test_a_reading_typed_in_kana_is_found_where_the_analyser_cut_the_kana_elsewhere(ingest, employee):
+    """All in hiragana, けいひでしはんきごと is cut で|し|はん|き: しはんき is still read as 四半期, not し + 半期."""
+    ingest(
+        text="# 経費\n\n## 名刺\n名刺の上限は四半期あたり150ドルです。半期ごとの見直しはありません。\n",
+        filename="cards.md",
+    )
+    result = search(user=employee, query="めいしのだいきんって、けいひでしはんきごとにいくらまでだせる？")
+    matched = {(m.word, m.term) for m in result.vocabulary}
+    assert ("しはんき", "四半期") in matched and ("はんき", "半期") not in matched
+    assert "四半期" in result.written_query
 
 
 def test_a_loanword_typed_in_kana_with_a_long_vowel_mark_reaches_the_documents_spelling(ingest, employee):
