@@ -52,6 +52,8 @@ too loosely recognised to order by and are left out.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import math
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
@@ -154,6 +156,32 @@ def stating_first(
         return candidates
     stating = [c for c, s in zip(head, states, strict=True) if s]
     return stating + [c for c, s in zip(head, states, strict=True) if not s] + tail
+
+
+def titled_first(
+    candidates: list[Candidate], headings: Mapping[int, str], places: Sequence[str], *, depth: int
+) -> list[Candidate]:
+    """The top ``depth`` candidates whose title or section names a place the question names first, with the best scores.
+
+    A handbook writes a rule per country or site under its name (「GitLab GK (日本) 福利厚生」, 「岐阜工場」):
+    「日本で育休を取ったら…」 is about that document, not the same rule of another country's. ``headings``:
+    chunk id → its document title and section path. Those are moved up, each group in its order, and the top's
+    scores are handed out again in the new order (the answer step reads a chunk's score as how sure retrieval is
+    of it); nothing changes when no place is named, or when none or all of the top name it.
+    """
+    if not places or depth < 2:
+        return candidates
+    head, tail = candidates[:depth], candidates[depth:]
+    named = [any(place in headings.get(c.chunk_id, "") for place in places) for c in head]
+    if all(named) or not any(named):
+        return candidates
+    ordered = [c for c, n in zip(head, named, strict=True) if n] + [
+        c for c, n in zip(head, named, strict=True) if not n
+    ]
+    # The top's scores, best first, go to the new order: the gaps between places (which the clarify gap reads)
+    # stay as retrieval measured them, and no two candidates are made to tie.
+    scores = sorted((c.score for c in head), reverse=True)
+    return [replace(c, score=score) for c, score in zip(ordered, scores, strict=True)] + tail
 
 
 def best_sentence_similarity(matrix: np.ndarray, query_vector: np.ndarray) -> float:

@@ -38,7 +38,7 @@ from qa.engine import EngineConfig, HybridEngine, Mode
 from qa.expansion import Expansion, dictionary_rules, expand, expand_with_terms
 from qa.fusion import Candidate
 from qa.question import Question, analyse_question
-from qa.rerank import stating_first
+from qa.rerank import stating_first, titled_first
 from qa.hit_vectors import sentence_matrices
 from qa.types import RetrievedChunk
 from verification.answer_types import carries_units
@@ -46,10 +46,11 @@ from qa.vocabulary import (
     GENERAL,
     TermMatch,
     companies_unheard_of,
-    names_apart_from_their_subject,
-    places_gone_to,
     english_owners_unheard_of,
     named_as_things,
+    names_apart_from_their_subject,
+    places_gone_to,
+    question_words,
     unheard_of_owners,
     unknown_words,
     unknown_words_asked_with_known_ones,
@@ -406,7 +407,12 @@ def _retrieve(
     per_document = settings.RAG_MAX_CHUNKS_PER_DOCUMENT if document_id is None else k
     chunks = _candidate_chunks(result.candidates, version_ids)
     texts = {pk: chunk.text for pk, chunk in chunks.items()}
-    candidates = stating_first(result.candidates, texts, units, depth=settings.RAG_RERANK_DEPTH)
+    headings = {pk: fold(f"{chunk.document.title} {chunk.heading_path}") for pk, chunk in chunks.items()}
+    # A place the question is about (「日本で育休を取ったら」, 「日本の育休」), not one the asker goes to (「岐阜工場に通って」).
+    places = [] if english else [fold(w.surface) for w in question_words(query) if w.place]
+    places = [p for p in places if p not in places_gone_to(query)] if places else []
+    candidates = titled_first(result.candidates, headings, places, depth=settings.RAG_RERANK_DEPTH)
+    candidates = stating_first(candidates, texts, units, depth=settings.RAG_RERANK_DEPTH)
     hits = _hits(candidates, chunks, k=k, per_document=per_document)
     return _Retrieved(expansion, hits, chunks, version_ids, timings, matches, written)
 

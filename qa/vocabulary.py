@@ -343,19 +343,23 @@ _GONE_TO = frozenset({"に", "へ", "まで"})
 
 
 def places_gone_to(text: str) -> set[str]:
-    """The place names of ``text`` written where someone goes (「大阪に出張」, 「タイへ行く」, 「博多まで」).
+    """The place names of ``text`` written where someone goes (「大阪に出張」, 「タイへ行く」, 「岐阜工場に通って」).
 
     A destination is a circumstance of the question, not its subject: a travel rule
     that applies wherever one goes answers 「大阪に出張するとき、グリーン車は使える？」
     although no document names 大阪. Read as the owner of a rule (「大阪支社の…」,
-    「大阪では…」) a place stays a name the documents must know.
+    「大阪では…」) a place stays a name the documents must know. The place may head a
+    compound (岐阜 of 岐阜工場): the particle after the compound decides.
     """
     words = question_words(text)
-    return {
-        place.surface
-        for place, particle in zip(words, words[1:])
-        if place.place and particle.surface in _GONE_TO and not particle.noun
-    }
+    gone: set[str] = set()
+    for i, place in enumerate(words):
+        if not place.place:
+            continue
+        after = next((w for w in words[i + 1 :] if not w.noun), None)
+        if after is not None and after.surface in _GONE_TO:
+            gone.add(place.surface)
+    return gone
 
 
 def unheard_of_owners(text: str, unknown: Sequence[str], *, near: Iterable[TermMatch] = ()) -> list[str]:

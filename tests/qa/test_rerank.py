@@ -200,3 +200,26 @@ def test_a_passage_stating_the_asked_quantity_comes_before_passages_only_about_t
     yen = asked_units("出張の申請はいくらまで？")
     assert [c.chunk_id for c in stating_first(fused([1, 2, 3]), TRAVEL, yen, depth=4)] == [1, 2, 3]
     assert [c.chunk_id for c in stating_first(fused([1, 2, 4]), TRAVEL, yen, depth=4)] == [4, 1, 2]
+
+
+ENTITY_HEADINGS = {
+    1: "gitlab canada corp 育児休職",
+    2: "gitlab bv (オランダ) 福利厚生 家族増加休職",
+    3: "gitlab gk (日本) 福利厚生 家族と人生の転機サポート",
+    4: "育児休暇 概要",
+}
+
+
+def test_a_document_titled_with_the_place_the_question_names_comes_first_as_sure_as_the_best():
+    """「日本で育休を取ったら…」: the Japanese entity's page, not another country's same rule, is what is asked
+    about; it moves up and takes the best score of the top (the answer step reads scores as retrieval's certainty).
+    No place named, or one every candidate or none names, changes nothing."""
+    from qa.rerank import titled_first
+
+    ranked = titled_first(fused([1, 2, 3, 4]), ENTITY_HEADINGS, ["日本"], depth=4)
+    assert [c.chunk_id for c in ranked] == [3, 1, 2, 4]
+    # The scores, best first, are those of the top as it was: the gaps stay, no two tie.
+    assert [c.score for c in ranked] == [c.score for c in fused([1, 2, 3, 4])]
+    assert titled_first(fused([1, 2, 3, 4]), ENTITY_HEADINGS, [], depth=4) == fused([1, 2, 3, 4])
+    assert titled_first(fused([1, 2, 4]), ENTITY_HEADINGS, ["日本"], depth=4) == fused([1, 2, 4])
+    assert titled_first(fused([1, 2, 3, 4]), ENTITY_HEADINGS, ["日本"], depth=2) == fused([1, 2, 3, 4])

@@ -431,3 +431,37 @@ def test_a_passage_stating_the_number_of_days_asked_for_is_retrieved_before_one_
     assert [h.filename for h in search(user=employee, query="出張の申請はどうやって出す？").hits][:1] == ["travel.md"]
     settings.RAG_RERANK_DEPTH = 1
     assert [h.filename for h in search(user=employee, query=question).hits][:1] == ["travel.md"]
+
+
+def test_a_question_naming_a_place_is_answered_from_the_document_titled_with_it(ingest, employee):
+    """Two entities' pages state the same kind of rule; 「日本で育休を取ったら…」 is about the page titled 日本,
+    which words alone rank below the other country's: it is retrieved first and its rule is quoted."""
+    ingest(
+        text="# GitLab Canada Corp\n\n## 育児休職\n育児休業給付は、国の制度により給与の55%が最大15週間支給されます。"
+        "育児休業給付の申請は政府のサイトから行います。\n",
+        filename="canada.md",
+    )
+    ingest(
+        text="# GitLab GK (日本) 福利厚生\n\n## 家族と人生の転機サポート\n出産後は雇用保険から給付があり、"
+        "最初の6か月は67%、その後は50%です。\n",
+        filename="japan.md",
+    )
+    question = "来年子どもが生まれる予定。日本で育休取ったら国から出る育児休業給付って給料の何％くらい？"
+    assert search(user=employee, query=question).hits[0].filename == "japan.md"
+    answer = answer_question(user=employee, text=question).answer
+    assert "67%" in answer.answer_text
+
+
+def test_a_site_the_asker_goes_to_does_not_make_its_own_document_the_one_asked_about(ingest, employee):
+    """「岐阜工場に通ってて、通勤手当は？」 asks the company-wide allowance: the factory's safety rules, titled
+    岐阜工場, are not moved up for it."""
+    ingest(
+        text="# 賃金規程\n\n## 通勤手当\n自家用車で通勤する者には、通勤手当を月額15,000円まで支給する。\n",
+        filename="wages.md",
+    )
+    ingest(
+        text="# 安全衛生管理規程（岐阜工場）\n\n## 構内の通行\n構内を自家用車で通行するときは、時速15km以下で走行する。\n",
+        filename="gifu.md",
+    )
+    hits = search(user=employee, query="岐阜工場に自家用車で通ってるんだけど、通勤手当ってもらえる？").hits
+    assert hits[0].filename == "wages.md"

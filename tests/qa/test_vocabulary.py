@@ -323,6 +323,8 @@ def test_a_place_the_asker_travels_to_is_no_name_the_documents_must_know(ingest,
         ("来週大阪に出張なんだけど、グリーン車って乗っていい？", {"大阪"}),
         ("札幌へ出張するときの宿泊費は？", {"札幌"}),
         ("東京からアメリカのメンバーと会議するときの推奨時間は？", set()),
+        # The place heads a compound: the particle after 岐阜工場 decides.
+        ("岐阜工場に自家用車で通ってて、通勤手当は月いくら？", {"岐阜"}),
         ("大阪支社の住所は？", set()),
         ("大阪では有給は何日？", set()),
     ],
