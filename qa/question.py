@@ -33,7 +33,7 @@ SUBJECT_WORD = re.compile(f"[{KANJI_IDEOGRAPHS}{KATAKANA}{MIDDLE_DOT}]{{2,}}|[a-
 _ASKING = re.compile(r"何|幾")
 # 「社員食堂ある？」, 「ランチ代の補助とかってある？」, 「住宅手当はありますか？」: whether a thing exists.
 EXISTENCE = re.compile(
-    f"([{KANJI_IDEOGRAPHS}{KATAKANA}{MIDDLE_DOT}]{{2,}})(?:とか|なんて)?(?:って|は|が|も)?(?:ある|あります|あんの)"
+    f"([{KANJI_IDEOGRAPHS}{KATAKANA}{MIDDLE_DOT}]{{2,}})(?:とか|なんて)?(?:って|は|が|も)?(?:ある(?!程度|いは)|あります|あんの)"
 )
 
 

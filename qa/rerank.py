@@ -52,11 +52,10 @@ too loosely recognised to order by and are left out.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import math
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 

@@ -406,15 +406,25 @@ def _retrieve(
     timings.update(result.timings)
     per_document = settings.RAG_MAX_CHUNKS_PER_DOCUMENT if document_id is None else k
     chunks = _candidate_chunks(result.candidates, version_ids)
-    texts = {pk: chunk.text for pk, chunk in chunks.items()}
-    headings = {pk: fold(f"{chunk.document.title} {chunk.heading_path}") for pk, chunk in chunks.items()}
-    # A place the question is about (「日本で育休を取ったら」, 「日本の育休」), not one the asker goes to (「岐阜工場に通って」).
-    places = [] if english else [fold(w.surface) for w in question_words(query) if w.place]
-    places = [p for p in places if p not in places_gone_to(query)] if places else []
-    candidates = titled_first(result.candidates, headings, places, depth=settings.RAG_RERANK_DEPTH)
-    candidates = stating_first(candidates, texts, units, depth=settings.RAG_RERANK_DEPTH)
+    candidates = _reordered(result.candidates, chunks, query, units, english=english)
     hits = _hits(candidates, chunks, k=k, per_document=per_document)
     return _Retrieved(expansion, hits, chunks, version_ids, timings, matches, written)
+
+
+def _reordered(
+    candidates: list[Candidate], chunks: dict[int, Chunk], query: str, units: Sequence[frozenset[str]], *, english: bool
+) -> list[Candidate]:
+    """The fused candidates with those of a place the question is about first, then those stating the asked quantity.
+
+    A place the question is about (「日本で育休を取ったら」, 「日本の育休」), not one the asker goes to (「岐阜工場に
+    通って」), in a title or section (qa.rerank.titled_first); a quantity in an asked unit (qa.rerank.stating_first).
+    """
+    headings = {pk: fold(f"{chunk.document.title} {chunk.heading_path}") for pk, chunk in chunks.items()}
+    places = [] if english else [fold(w.surface) for w in question_words(query) if w.place]
+    places = [p for p in places if p not in places_gone_to(query)] if places else []
+    candidates = titled_first(candidates, headings, places, depth=settings.RAG_RERANK_DEPTH)
+    texts = {pk: chunk.text for pk, chunk in chunks.items()}
+    return stating_first(candidates, texts, units, depth=settings.RAG_RERANK_DEPTH)
 
 
 def _llm_keywords(

@@ -42,8 +42,10 @@ def test_a_thing_whose_existence_is_asked_and_that_no_text_mentions_is_unknown()
     assert unknown_subject("人事部って社員食堂ある？ランチ代の補助とかってあるのかな", [TRAVEL])
     assert unknown_subject("社員食堂ってありますか？", [TRAVEL])
     assert not unknown_subject("駐車場代の精算ってある？", [TRAVEL])
-    # 「何日ある？」 asks how many: 何日 is no thing the documents must name.
+    # 「何日ある？」 asks how many: 何日 is no thing the documents must name; 「ある程度」 asks about no thing.
     assert not unknown_subject("人事部との面談って年に何日ある？", [TRAVEL])
+    assert analyse_question("有給休暇はある程度まとめて取れる？").existence_terms == ()
+    assert analyse_question("横浜本社って社員食堂ある？").existence_terms == ("社員食堂",)
 
 
 def test_an_english_question_is_judged_by_its_glossary_words_found_in_the_documents() -> None:
