@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ragportal.text import Sentence, split_sentences
+from ragportal.text import TABLE_ROW, Sentence, split_sentences
 
 DIMENSIONS = 384
 _CACHE_SIZE = 3_000
@@ -66,8 +66,7 @@ def _same_table_row(text: str, end: int, start: int) -> bool:
         return False
     line_start = text.rfind("\n", 0, end) + 1
     line_end = text.find("\n", start)
-    line = text[line_start : len(text) if line_end == -1 else line_end].strip()
-    return len(line) > 1 and line.startswith("|") and line.endswith("|")
+    return TABLE_ROW.match(text[line_start : len(text) if line_end == -1 else line_end].strip()) is not None
 
 
 def embed_chunk_sentences(texts: list[str]) -> list[np.ndarray]:

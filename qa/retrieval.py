@@ -49,8 +49,8 @@ from qa.vocabulary import (
     english_owners_unheard_of,
     named_as_things,
     names_apart_from_their_subject,
+    places_asked_about,
     places_gone_to,
-    question_words,
     unheard_of_owners,
     unknown_words,
     unknown_words_asked_with_known_ones,
@@ -419,10 +419,10 @@ def _reordered(
     A place the question is about (「日本で育休を取ったら」, 「日本の育休」), not one the asker goes to (「岐阜工場に
     通って」), in a title or section (qa.rerank.titled_first); a quantity in an asked unit (qa.rerank.stating_first).
     """
-    headings = {pk: fold(f"{chunk.document.title} {chunk.heading_path}") for pk, chunk in chunks.items()}
-    places = [] if english else [fold(w.surface) for w in question_words(query) if w.place]
-    places = [p for p in places if p not in places_gone_to(query)] if places else []
-    candidates = titled_first(candidates, headings, places, depth=settings.RAG_RERANK_DEPTH)
+    places = [] if english else places_asked_about(query)
+    if places:
+        headings = {pk: fold(f"{chunk.document.title} {chunk.heading_path}") for pk, chunk in chunks.items()}
+        candidates = titled_first(candidates, headings, places, depth=settings.RAG_RERANK_DEPTH)
     texts = {pk: chunk.text for pk, chunk in chunks.items()}
     return stating_first(candidates, texts, units, depth=settings.RAG_RERANK_DEPTH)
 

@@ -351,7 +351,19 @@ def places_gone_to(text: str) -> set[str]:
     「大阪では…」) a place stays a name the documents must know. The place may head a
     compound (岐阜 of 岐阜工場): the particle after the compound decides.
     """
+    return _gone_to(question_words(text))
+
+
+def places_asked_about(text: str) -> list[str]:
+    """The place names of ``text`` that are not :func:`places_gone_to`: where the rule asked about applies
+    (「日本で育休を取ったら」, 「日本の育休」). One analysis of ``text`` for both."""
     words = question_words(text)
+    gone = _gone_to(words)
+    return [w.surface for w in words if w.place and w.surface not in gone]
+
+
+def _gone_to(words: Sequence[Word]) -> set[str]:
+    """The places of ``words`` followed, alone or heading a compound, by a particle of where one goes."""
     gone: set[str] = set()
     for i, place in enumerate(words):
         if not place.place:
@@ -402,7 +414,7 @@ def named_as_things(text: str) -> set[str]:
 
 
 # The words that make a name a company's (株式会社みなとテック, さくら物流株式会社, ㈱ことぶき, after NFKC (株)).
-_LEGAL_ENTITY = r"(?:株式会社|有限会社|合同会社|合資会社|合名会社|\(株\)|\(有\))"
+_LEGAL_ENTITY = "(?:" + "|".join(map(re.escape, sorted(COMPANY_FORMS, key=len, reverse=True))) + ")"
 # A company asked about as the owner of something (「株式会社さくら物流の就業規則」, 「ABC株式会社では」).
 _OWNED = r"(?=\s*(?:の|では|だと|って|は|で))"
 _COMPANY_NAMES = (

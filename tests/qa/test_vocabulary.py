@@ -20,6 +20,7 @@ from qa.vocabulary import (
     TermMatch,
     named_as_things,
     names_apart_from_their_subject,
+    places_asked_about,
     places_gone_to,
     unheard_of_owners,
     unknown_words_asked_with_known_ones,
@@ -331,6 +332,11 @@ def test_a_place_the_asker_travels_to_is_no_name_the_documents_must_know(ingest,
 )
 def test_places_gone_to_are_those_written_before_a_particle_of_direction(question, places):
     assert places_gone_to(question) == places
+
+
+def test_places_asked_about_are_the_others():
+    assert places_asked_about("日本で育休を取ったら、大阪に出張するときは？") == ["日本"]
+    assert places_asked_about("岐阜工場に自家用車で通ってて、通勤手当は月いくら？") == []
 
 
 @pytest.mark.parametrize(
