@@ -14,6 +14,7 @@ character bigrams the keyword index already has.
 - :func:`analyse`: the words of a question with reading and normalised form.
 - :func:`katakana`: hiragana to katakana, the form readings are compared in.
 - :func:`synonym_groups`: the dictionary's synonym groups of a word (朝ごはん and 朝食 share one).
+- :func:`verb_nouns`: the nouns a text's verbs make (引っ越す → 引っ越し), which lists and groups key.
 """
 
 from __future__ import annotations
@@ -51,6 +52,11 @@ _PLACE = "地名"
 # Words that inflect (わすれた, こわれたら): typed in hiragana, they still have a kanji spelling.
 _INFLECTING = frozenset({"動詞", "形容詞"})
 _HIRAGANA_WORD = re.compile(f"[{HIRAGANA}]+")
+_VERB = "動詞"
+# A verb of its own (引っ越す), not one that only helps another (している, してもらう).
+_INDEPENDENT = "一般"
+# A godan verb's continuative form ends in the i-row kana of its last letter (引っ越す → 引っ越し).
+_I_ROW = dict(zip("うくぐすつぬぶむる", "いきぎしちにびみり"))
 
 _local = threading.local()
 _dictionary_lock = threading.Lock()
@@ -248,6 +254,45 @@ def synonym_groups(text: str) -> tuple[int, ...]:
     """
     words = _tokenizer().tokenize(text[:MAX_LINE_CHARS])
     return tuple(words[0].synonym_group_ids()) if len(words) == 1 else ()
+
+
+def noun_form(verb: str, conjugation: str) -> str:
+    """The noun a verb's continuative form (連用形) makes, by its conjugation class; "" for another class.
+
+    引っ越す (五段-サ行) → 引っ越し, 立て替える (下一段-ア行) → 立て替え: Japanese names an act by this form,
+    and a rule book writes the noun where a question says the verb (「引っ越すとき」, 「引っ越しの届」).
+    """
+    if conjugation.startswith("五段") and verb[-1:] in _I_ROW:
+        return verb[:-1] + _I_ROW[verb[-1]]
+    if conjugation.startswith(("上一段", "下一段")) and verb.endswith("る") and len(verb) > 1:
+        return verb[:-1]
+    return ""
+
+
+def verb_nouns(text: str) -> list[tuple[str, Word]]:
+    """Each verb of ``text`` (as typed, folded) with the noun its continuative form makes, where the dictionary has that noun.
+
+    「来月引っ越すんだけど」 → [("引っ越す", 引っ越し)], the noun with its synonym groups. A verb typed
+    in hiragana counts only when its kanji spelling reads as typed (ひっこす → 引っ越す); verbs that
+    help another (いる, もらう) and nouns the dictionary does not know (辞め) are left out.
+    """
+    found: list[tuple[str, Word]] = []
+    tokenizer = _tokenizer()
+    for line in fold(text).splitlines():
+        for m in tokenizer.tokenize(line[:MAX_LINE_CHARS]):
+            pos = m.part_of_speech()
+            if pos[0] != _VERB or pos[1] != _INDEPENDENT:
+                continue
+            normalized = fold(m.normalized_form())
+            if _HIRAGANA_WORD.fullmatch(m.surface()) and (
+                not has_kanji(normalized) or _reading(normalized) != katakana(m.reading_form())
+            ):
+                continue
+            form = noun_form(normalized, pos[4])
+            nouns = list(tokenizer.tokenize(form)) if form else []
+            if len(nouns) == 1 and nouns[0].part_of_speech()[0] == _NOUN:
+                found.append((m.surface(), _word(nouns[0], synonyms=True)))
+    return found
 
 
 def kanji_spellings(text: str, *, min_chars: int) -> dict[str, str]:

@@ -54,6 +54,7 @@ from documents.vocabulary import (
     katakana,
     says_when,
     unvoiced,
+    verb_nouns,
 )
 from documents.vocabulary_store import LiveVocabulary, live_vocabulary
 from qa.everyday import everyday_words
@@ -153,6 +154,8 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
         if not english:
             synonyms = _by_synonym(words, vocabulary, df, folded, versions=len(version_ids), own=own)
             matches += [m for m in synonyms if all(m.word not in o.word and o.word not in m.word for o in matches)]
+            acts = _by_act(text, vocabulary, df, version_ids=version_ids, own=own)
+            matches += [m for m in acts if all(m.word not in o.word and o.word not in m.word for o in matches)]
     reached = {m.word for m in matches}
     said = [m.word for m in matches if m.via in GENERAL]
     unknown = [
@@ -202,6 +205,24 @@ def _by_everyday(
         if used:
             spans.append((at, at + len(word)))
             found += [TermMatch(word=word, term=term, via="everyday") for term in used]
+    return found
+
+
+def _by_act(
+    text: str, vocabulary: LiveVocabulary, df: np.ndarray, *, version_ids: Sequence[int], own: set[str]
+) -> list[TermMatch]:
+    """Terms for what the question names by a verb, through the noun that verb makes (引っ越す → 引っ越し → 転居).
+
+    A question says 「来月引っ越すんだけど」 where the lists and the dictionary's groups, like rule
+    books, hold the noun (引っ越し, 転居). The noun is looked up as if typed: in the everyday list
+    first, else by its synonym groups, under the same conditions; the match keeps the verb as typed.
+    """
+    found: list[TermMatch] = []
+    for typed, noun in verb_nouns(text):
+        matches = _by_everyday(noun.surface, False, vocabulary, df, version_ids=version_ids, own=own) or _by_synonym(
+            [noun], vocabulary, df, noun.surface, versions=len(version_ids), own=own
+        )
+        found += [replace(m, word=typed) for m in matches if m.word == noun.surface]
     return found
 
 

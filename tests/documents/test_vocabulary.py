@@ -8,8 +8,10 @@ from documents.vocabulary import (
     document_terms,
     kanji_spellings,
     katakana,
+    noun_form,
     synonym_groups,
     unvoiced,
+    verb_nouns,
 )
 
 
@@ -90,3 +92,18 @@ def test_synonyms_share_a_group_of_the_dictionary_and_a_compound_has_none():
     [word] = [w for w in analyse("上司", synonyms=True) if w.noun]
     assert set(word.synonyms) & set(synonym_groups("上長"))
     assert [w.synonyms for w in analyse("上司")] == [()]  # a document's words are not looked up
+
+
+def test_a_verbs_continuative_form_is_the_noun_that_names_its_act():
+    assert noun_form("引っ越す", "五段-サ行") == "引っ越し"
+    assert noun_form("申し込む", "五段-マ行") == "申し込み"
+    assert noun_form("立て替える", "下一段-ア行") == "立て替え"
+    assert noun_form("来る", "カ行変格") == ""
+
+
+def test_the_verbs_of_a_question_come_with_the_nouns_the_dictionary_knows_for_them():
+    found = {typed: noun.surface for typed, noun in verb_nouns("来月引っ越すので、立て替えた分を払い戻してもらえる？")}
+    assert found == {"引っ越す": "引っ越し", "立て替え": "立て替え", "払い戻し": "払い戻し"}  # もらえる only helps
+    # Typed in hiragana, a verb counts when its kanji spelling reads as typed.
+    assert {typed: noun.surface for typed, noun in verb_nouns("ひっこすときは")} == {"ひっこす": "引っ越し"}
+    assert synonym_groups("引っ越し") == verb_nouns("引っ越す")[0][1].synonyms

@@ -742,3 +742,26 @@ def test_a_kana_question_is_searched_with_its_counted_interrogative_in_kanji(cor
     result = search(user=employee, query="けいひせいさんはなんかげつまでにしんせいする？")
     assert "経費精算" in result.written_query
     assert "何か月" in result.written_query
+
+
+def test_an_act_asked_as_a_verb_reaches_the_noun_the_documents_write(ingest, employee):
+    """「引っ越す」 is a verb; the everyday list, like rule books, holds the noun 引っ越し (→ 転居). The
+    question is searched with 転居 and answered from the change-of-address rule, not from another
+    form's deadline (退職届) that matches its 「届けはいつまでに」 as well."""
+    ingest(
+        text="# 各種届出\n\n## 住所変更\n転居したときは、転居日から14日以内に住所変更届を提出してください。\n",
+        filename="notices.md",
+    )
+    ingest(
+        text="# 退職\n\n## 退職の手続き\n退職するときは、退職希望日の1か月前までに退職届を提出してください。\n",
+        filename="leaving.md",
+    )
+    for name, text in FILLER:
+        ingest(text=text, filename=name)
+
+    question = "来月引っ越すんだけど、会社への届けっていつまでに出せばいいの？"
+    result = search(user=employee, query=question)
+    assert ("引っ越す", "転居", "everyday") in {(m.word, m.term, m.via) for m in result.vocabulary}
+    answer = answer_question(user=employee, text=question).answer
+    assert answer.response_type == Answer.ResponseType.ANSWER, answer.answer_text
+    assert "14日以内" in answer.answer_text and "1か月前" not in answer.answer_text
