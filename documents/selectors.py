@@ -81,6 +81,17 @@ def written_in(text: str, version_ids: Sequence[int], *, starting_a_word: bool =
     return any(alone.search(body) for body in found.values_list("text", flat=True)[:WORD_START_CHUNKS])
 
 
+def chunks_writing(texts: Sequence[str], version_ids: Sequence[int], *, limit: int) -> list[int]:
+    """Up to ``limit`` chunks of ``version_ids`` that contain one of ``texts`` as written (ids, in no set order)."""
+    written = [t for t in texts if t and written_as_tokens(t, version_ids)]
+    if not written or not version_ids:
+        return []
+    contains = Q()
+    for text in written:
+        contains |= Q(text__contains=text)
+    return list(Chunk.objects.filter(contains, version_id__in=version_ids).values_list("pk", flat=True)[:limit])
+
+
 def manageable_documents(user: User | AnonymousUser) -> QuerySet[Document]:
     """Documents ``user`` may change: their own, or all for superusers (staff alone is not enough)."""
     if not is_owner(user):

@@ -42,8 +42,8 @@ from typing import Literal
 import numpy as np
 from django.conf import settings
 
-from documents.embeddings import embed_queries
-from documents.selectors import written_as_tokens, written_in
+from documents.embeddings import embed_queries, embed_query
+from documents.selectors import chunks_writing, written_as_tokens, written_in
 from documents.vocabulary import (
     Word,
     analyse,
@@ -56,6 +56,7 @@ from documents.vocabulary import (
     unvoiced,
     verb_nouns,
 )
+from documents.vectorstore import DenseIndex, live_collection
 from documents.vocabulary_store import LiveVocabulary, live_vocabulary
 from qa.everyday import everyday_words
 from qa.expansion import dictionary_rules
@@ -77,6 +78,8 @@ MEANING_MIN_Z = 4.0
 # A term the word abbreviates is taken when it is among the word's this many nearest terms.
 ABBREVIATION_RANK = 3
 MAX_EXPANSIONS = 6
+# Passages per sense an ambiguous everyday word is judged by (a rule is stated in a few places).
+SENSE_PASSAGES = 20
 _HIRAGANA = re.compile(r"[\u3041-\u3096]")
 _KANA_RUN = re.compile(r"[\u3041-\u3096\u30a1-\u30faー]{%d,}" % MIN_READING)
 
@@ -149,7 +152,7 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
     if settings.RAG_EVERYDAY_WORDS:
         # The company's glossary decides for the words it lists (a reviewer's pair replaces a general one).
         own = {fold(term) for term, _ in dictionary_rules()}
-        everyday = _by_everyday(folded, english, vocabulary, df, version_ids=version_ids, own=own)
+        everyday = _by_everyday(folded, english, vocabulary, df, version_ids=version_ids, own=own, question=text)
         matches += [m for m in everyday if all(m.word not in other.word for other in matches)]
         if not english:
             synonyms = _by_synonym(words, vocabulary, df, folded, versions=len(version_ids), own=own)
@@ -181,31 +184,59 @@ def _by_everyday(
     *,
     version_ids: Sequence[int],
     own: set[str],
+    question: str,
 ) -> list[TermMatch]:
     """Terms that rule books write for the question's everyday words (qa.everyday: 残業代 → 時間外労働, payday → 支払日).
 
     Taken only where the documents do not use the everyday word itself and do use the
     term: as a term of their vocabulary, or written in their text as a word of its own.
     At most :data:`EVERYDAY_TERMS` per word, in the list's order (the usual term first).
-    A word the company's glossary lists (``own``, folded) is left to the glossary.
+    A word the company's glossary lists (``own``, folded) is left to the glossary. Of a
+    word with several senses, the one the documents write, or the one ``question`` (as
+    asked) means where they write more (:func:`_sense_in_context`).
     """
     starts = set() if english else boundaries(folded)
     found: list[TermMatch] = []
     spans: list[tuple[int, int]] = []
-    for word, terms, at in everyday_words(folded, english=english, starts=starts):
+    for word, senses, at in everyday_words(folded, english=english, starts=starts):
         # Longest first: 給料日 that reached a term leaves 給料 inside it alone; one that reached none does not.
         if word in own or _used(word, vocabulary, df) or any(a <= at and at + len(word) <= b for a, b in spans):
             continue
-        used = [
-            term
-            for term in terms
-            if fold(term) not in folded
-            and (_used(term, vocabulary, df) or written_in(term, version_ids, starting_a_word=has_kanji(term)))
-        ][:EVERYDAY_TERMS]
-        if used:
+        if len(senses) > 1 and any(fold(term) in folded for terms in senses for term in terms):
+            continue  # the question writes one sense's term itself (パス of パスワード): that sense, nothing to add
+        written = [
+            used
+            for terms in senses
+            if (
+                used := [
+                    term
+                    for term in terms
+                    if fold(term) not in folded
+                    and (_used(term, vocabulary, df) or written_in(term, version_ids, starting_a_word=has_kanji(term)))
+                ]
+            )
+        ]
+        if written:
             spans.append((at, at + len(word)))
-            found += [TermMatch(word=word, term=term, via="everyday") for term in used]
+            meant = written[0] if len(written) == 1 else _sense_in_context(question, written, version_ids)
+            found += [TermMatch(word=word, term=term, via="everyday") for term in meant[:EVERYDAY_TERMS]]
     return found
+
+
+def _sense_in_context(question: str, senses: Sequence[list[str]], version_ids: Sequence[int]) -> list[str]:
+    """The sense whose passages are closest in meaning to ``question``: of 「週末だけコンビニでバイトしたい、届け出は？」,
+    副業 where the documents' passage on side jobs is closer to it than their passage on part-time staff.
+
+    Each sense is judged by the best of up to :data:`SENSE_PASSAGES` passages writing one of its terms.
+    """
+    asked = embed_query(question)
+    index = DenseIndex(live_collection())
+
+    def closeness(terms: list[str]) -> float:
+        vectors = index.vectors(chunks_writing(terms, version_ids, limit=SENSE_PASSAGES)).values()
+        return max((float(vector @ asked) for vector in vectors), default=-1.0)
+
+    return max(senses, key=closeness)
 
 
 def _by_act(
@@ -219,9 +250,9 @@ def _by_act(
     """
     found: list[TermMatch] = []
     for typed, noun in verb_nouns(text):
-        matches = _by_everyday(noun.surface, False, vocabulary, df, version_ids=version_ids, own=own) or _by_synonym(
-            [noun], vocabulary, df, noun.surface, versions=len(version_ids), own=own
-        )
+        matches = _by_everyday(
+            noun.surface, False, vocabulary, df, version_ids=version_ids, own=own, question=text
+        ) or _by_synonym([noun], vocabulary, df, noun.surface, versions=len(version_ids), own=own)
         found += [replace(m, word=typed) for m in matches if m.word == noun.surface]
     return found
 

@@ -8,7 +8,9 @@ encoder, a close vector, so nothing learned from one company's documents reaches
 ``ja.tsv`` and ``en.tsv`` list such pairs as general knowledge of the language:
 they were written from a description of company life alone, without any corpus,
 question set or answer at hand, and name no company, product or number. Each
-line is ``everyday word<TAB>term, term, ...`` (the usual term first).
+line is ``everyday word<TAB>term, term, ...`` (the usual term first); a word with
+several senses in company life (バイト: a side job, or a part-time worker) lists
+each sense's terms, the senses apart by `` | ``, and the question's context decides.
 
 The lists only propose: :func:`qa.vocabulary.vocabulary_matches` takes a term only
 when the documents the asker may read use it and do not use the everyday word
@@ -29,18 +31,25 @@ from ragportal.text import fold
 _HERE = Path(__file__).resolve().parent
 
 
+Senses = tuple[tuple[str, ...], ...]
+
+
 @cache
-def _pairs(language: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """The list for ``language`` ("ja" or "en"): (everyday word folded, its terms), longest word first."""
-    pairs: dict[str, list[str]] = {}
+def _pairs(language: str) -> tuple[tuple[str, Senses], ...]:
+    """The list for ``language`` ("ja" or "en"): (everyday word folded, its senses' terms), longest word first."""
+    pairs: dict[str, list[list[str]]] = {}
     for line in (_HERE / f"{language}.tsv").read_text("utf-8").splitlines():
         if not line.strip() or line.startswith("#") or "\t" not in line:
             continue
-        word, terms = line.split("\t", 1)
-        key = fold(word.strip())
-        listed = pairs.setdefault(key, [])
-        listed += [t.strip() for t in terms.replace("、", ",").split(",") if t.strip() and t.strip() not in listed]
-    return tuple(sorted(((w, tuple(t)) for w, t in pairs.items() if w and t), key=lambda p: -len(p[0])))
+        word, listed = line.split("\t", 1)
+        senses = pairs.setdefault(fold(word.strip()), [])
+        for sense in listed.split("|"):
+            terms = [t.strip() for t in sense.replace("、", ",").split(",") if t.strip()]
+            if terms:
+                senses.append(terms)
+    return tuple(
+        sorted(((w, tuple(tuple(t) for t in s)) for w, s in pairs.items() if w and s), key=lambda p: -len(p[0]))
+    )
 
 
 @cache
@@ -51,8 +60,8 @@ def _english_pattern() -> re.Pattern[str]:
 
 def everyday_words(
     folded: str, *, english: bool, starts: set[int] | frozenset[int] = frozenset()
-) -> Iterator[tuple[str, tuple[str, ...], int]]:
-    """The listed everyday words in ``folded`` (a question, folded): (word, its terms, where it starts), longest first.
+) -> Iterator[tuple[str, Senses, int]]:
+    """The listed everyday words in ``folded`` (a question, folded): (word, its senses' terms, where it starts), longest first.
 
     English: whole words or phrases (a plural too). Japanese: a word starting where the
     analyser starts one (``starts``), whole or as the head of a compound (給料 in 給料日),

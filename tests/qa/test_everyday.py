@@ -48,10 +48,11 @@ def rule_book(ingest):
 
 
 def _words(question: str, *, english: bool = False) -> dict[str, tuple[str, ...]]:
+    """The listed words of ``question`` with their terms, every sense's together."""
     folded = fold(question)
     return {
-        w: terms
-        for w, terms, _ in everyday_words(folded, english=english, starts=set() if english else boundaries(folded))
+        w: tuple(term for sense in senses for term in sense)
+        for w, senses, _ in everyday_words(folded, english=english, starts=set() if english else boundaries(folded))
     }
 
 
@@ -120,3 +121,45 @@ def test_the_companys_glossary_decides_for_a_word_it_lists(rule_book, employee):
     result = search(user=employee, query="レシートなくしちゃった。どうすればいい？")
     assert not [m for m in result.vocabulary if m.via == "everyday"]
     assert "支払証明書" in result.added_keywords and "領収書" not in result.added_keywords
+
+
+STAFF = """# 就業規則
+
+## 第20条（副業・兼業）
+社員が副業を始めるときは、開始予定日の14日前までに副業届を人事部に提出しなければならない。
+
+## 第30条（アルバイトの年次有給休暇）
+アルバイトにも、勤務日数に応じて年次有給休暇を付与する。週3日勤務のアルバイトは、6か月継続勤務で5日とする。
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "meant", "other", "expected"),
+    [
+        ("週末だけコンビニでバイトしようと思ってる。会社に届け出は必要？", "副業", "アルバイト", "14日前"),
+        ("うちの部署のバイトさんって、有給休暇は何日もらえるの？", "アルバイト", "副業", "5日"),
+    ],
+    ids=["side-job", "part-timer"],
+)
+def test_a_word_with_two_senses_is_read_in_the_sense_its_question_means(
+    ingest, employee, question, meant, other, expected
+):
+    """バイト is a side job or a part-time worker; both are in the rule book, and the rest of the question decides."""
+    ingest(text=STAFF, filename="rules.md")
+    ingest(text="# 通勤\n\n## 通勤手当\n通勤手当は月30,000円まで支給する。\n", filename="commute.md")
+    terms = {m.term for m in search(user=employee, query=question).vocabulary if m.via == "everyday"}
+    assert meant in terms and other not in terms
+    answer = answer_question(user=employee, text=question).answer
+    assert answer.response_type == Answer.ResponseType.ANSWER, answer.answer_text
+    assert expected in answer.answer_text
+
+
+def test_a_sense_the_question_already_writes_adds_nothing(ingest, employee):
+    """パス heads パスワード, and パス is a password or a pass: the question writes the first sense itself,
+    so the other (入館証) is not searched for, though the documents write it."""
+    ingest(
+        text="# 総務\n\n## 入館証\n入館証をなくしたら総務部に届け出る。\n\n## パスワード\nパスワードを忘れたらヘルプデスクへ。\n",
+        filename="office.md",
+    )
+    assert "パス" in _words("パスワードを忘れた")
+    assert not [m for m in search(user=employee, query="パスワードを忘れた").vocabulary if m.via == "everyday"]
