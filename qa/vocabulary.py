@@ -193,8 +193,11 @@ def _by_everyday(
     At most :data:`EVERYDAY_TERMS` per word, in the list's order (the usual term first).
     A word the company's glossary lists (``own``, folded) is left to the glossary. Of a
     word with several senses, the one the documents write, or the one ``question`` (as
-    asked) means where they write more (:func:`_sense_in_context`).
+    asked) means where they write more (:func:`_sense_in_context`). Words are looked for
+    in ``folded``, the question or a word made of it (the noun of its verb, :func:`_by_act`);
+    a term the question already writes is not added.
     """
+    asked = fold(question)
     starts = set() if english else boundaries(folded)
     found: list[TermMatch] = []
     spans: list[tuple[int, int]] = []
@@ -202,7 +205,7 @@ def _by_everyday(
         # Longest first: 給料日 that reached a term leaves 給料 inside it alone; one that reached none does not.
         if word in own or _used(word, vocabulary, df) or any(a <= at and at + len(word) <= b for a, b in spans):
             continue
-        if len(senses) > 1 and any(fold(term) in folded for terms in senses for term in terms):
+        if len(senses) > 1 and any(fold(term) in asked for terms in senses for term in terms):
             continue  # the question writes one sense's term itself (パス of パスワード): that sense, nothing to add
         written = [
             used
@@ -211,7 +214,7 @@ def _by_everyday(
                 used := [
                     term
                     for term in terms
-                    if fold(term) not in folded
+                    if fold(term) not in asked
                     and (_used(term, vocabulary, df) or written_in(term, version_ids, starting_a_word=has_kanji(term)))
                 ]
             )
