@@ -37,6 +37,21 @@ EXISTENCE = re.compile(
 )
 
 
+# "Is there a cafeteria in the office?", "Do we have a dormitory?", "Does the company offer a shuttle bus?":
+# whether a thing exists, asked in English (the thing: up to three words before a preposition or the end).
+ENGLISH_EXISTENCE = re.compile(
+    r"\b(?:(?:is|are) there|do (?:we|you|i|employees|staff) (?:have|get)|does (?:the company|it|\w+) (?:have|offer|provide))"
+    r" (?:a |an |any |some )?((?:[a-z][a-z-]* ?){1,3}?)(?= (?:in|at|for|on|near|available|to|that|which|with|here)\b|[?.!,]|$)"
+)
+
+
+def existence_terms(text: str, *, english: bool) -> tuple[str, ...]:
+    """The things ``text`` asks whether they exist (「社員食堂ある？」: 社員食堂; "Is there a gym?": gym), folded."""
+    if english:
+        return tuple(dict.fromkeys(t.strip() for t in ENGLISH_EXISTENCE.findall(fold(text)) if t.strip()))
+    return tuple(dict.fromkeys(t for t in EXISTENCE.findall(fold(text)) if not _ASKING.search(t)))
+
+
 @dataclass(frozen=True)
 class Question:
     """One question as analysed once (see :func:`analyse_question`).
@@ -96,7 +111,7 @@ def analyse_question(text: str, *, english: bool | None = None) -> Question:
         asked=AskedQuestion(text, english, own_parts(text, english=english)),
         terms=terms,
         subject_terms=subject_words(text),
-        existence_terms=tuple(dict.fromkeys(t for t in EXISTENCE.findall(fold(text)) if not _ASKING.search(t))),
+        existence_terms=existence_terms(text, english=english),
         aspect_words=tuple(term for term in terms if is_facet(term)),
         short=is_short(text),
     )

@@ -27,7 +27,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from documents.embeddings import embed_query
 from documents.keyword_index import live_keyword_index
 from documents.models import Chunk
-from documents.selectors import searchable_version_ids
+from documents.selectors import searchable_version_ids, written_in
 from documents.services import stored_sentence_vectors
 from documents.vocabulary import Word
 from documents.sentence_vectors import unpack
@@ -35,6 +35,7 @@ from documents.vectorstore import DenseIndex, live_collection
 from qa.ambiguity import content_terms, generic_terms
 from qa.decision import Evidence
 from qa.engine import EngineConfig, HybridEngine, Mode
+from qa.everyday import everyday_words
 from qa.expansion import Expansion, dictionary_rules, expand, expand_with_terms
 from qa.fusion import Candidate
 from qa.question import Question, analyse_question
@@ -337,6 +338,8 @@ def _subject_unknown(question: Question, found: _Retrieved) -> bool:
         found.expansion.added_keywords,
         in_corpus=lambda bigram: keywords.has_token(bigram, version_ids=found.version_ids),
         common=lambda word: used_by_most(word, found.version_ids),
+        reached=found.matches,
+        written=lambda term: written_in(term, found.version_ids),
     )
 
 
@@ -549,6 +552,8 @@ def unknown_subject(
     *,
     in_corpus: Callable[[str], bool] | None = None,
     common: Callable[[str], bool] | None = None,
+    reached: Sequence[TermMatch] = (),
+    written: Callable[[str], bool] | None = None,
 ) -> bool:
     """Whether the head of ``query``'s subject (its last word) is in nothing the user may read, nor any expansion of it.
 
@@ -559,6 +564,10 @@ def unknown_subject(
     「内線番号」 by 「内線: 2300」 and 「電話番号」, but 「退職金」 not by 「退職後」. A word of the
     subject before its head keeps it known when mentioned, unless ``common`` (most of the
     documents use it). False when the question has no subject before は (nothing to judge).
+    An English question asking whether a thing exists ("Is there a cafeteria?") names an unknown
+    subject when none of its Japanese words is in the hits or ``written`` in the user's documents (a
+    loanword's bigrams are found in too many other words): those the everyday list gives it
+    (qa.everyday), and those its words ``reached`` (qa.vocabulary), not by meaning alone.
     """
     if isinstance(question, str):
         question = analyse_question(question)
@@ -570,6 +579,16 @@ def unknown_subject(
     if question.english:
         # An English question's Japanese words are its glossary expansions (「bonuses」 → 賞与).
         terms = [fold(term) for term in expansions if not term.isascii()]
+        for thing in question.existence_terms + tuple(
+            w for w, _, _ in everyday_words(fold(question.text), english=True)
+        ):
+            # "Is there a cafeteria in the office?": the office is known, the cafeteria must be too.
+            # Its Japanese words: those the everyday list gives it (written or not), and those a match reached.
+            listed = [t for _, senses, _ in everyday_words(thing, english=True) for sense in senses for t in sense]
+            reached_terms = [m.term for m in reached if m.word in thing and m.via != "meaning"]
+            its = [fold(term) for term in listed + reached_terms if not term.isascii()]
+            if its and thing not in text and not any(term in text or (written and written(term)) for term in its):
+                return True
         return bool(terms) and not any(_mentioned(term, found) for term in terms)
     words = question.subject_terms
     if not (words or question.existence_terms) or any(fold(term) in text for term in expansions):

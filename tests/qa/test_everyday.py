@@ -91,6 +91,14 @@ def test_an_english_question_reaches_the_japanese_terms(rule_book, employee):
     assert answer.confidence != "high"  # English words cannot be checked against Japanese quotes
 
 
+def test_an_english_question_about_what_the_rule_book_never_names_is_not_answered(rule_book, employee):
+    """The rule book writes no 社員食堂, 食堂 or 寮: "cafeteria" and "dormitory" name nothing it covers."""
+    for question in ("Is there a cafeteria in the office?", "How do I apply for a company dormitory?"):
+        answer = answer_question(user=employee, text=question).answer
+        assert answer.response_type == Answer.ResponseType.NOT_FOUND, answer.answer_text
+        assert answer.usage["decision"]["reasons"] == ["english_unknown_subject"]
+
+
 def test_without_the_lists_the_everyday_words_reach_nothing(rule_book, employee, settings):
     settings.RAG_EVERYDAY_WORDS = False
     result = search(user=employee, query="残業代って何割増しになるの？")

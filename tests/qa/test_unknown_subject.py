@@ -55,6 +55,20 @@ def test_an_english_question_is_judged_by_its_glossary_words_found_in_the_docume
     assert not unknown_subject("What are the core hours?", [TRAVEL], expansions=[])
 
 
+def test_an_english_question_about_a_thing_the_documents_never_write_is_unknown() -> None:
+    """ "Is there a cafeteria in the office?": the everyday list's Japanese words for cafeteria (社員食堂, 食堂,
+    カフェテリア) are in no hit and written nowhere the asker may read, so the documents do not say,
+    whatever the office's words find. A loanword's bigrams alone (カフェ, テリア) do not count as written."""
+    assert analyse_question("Is there a cafeteria in the office?").existence_terms == ("cafeteria",)
+    assert analyse_question("Does the company offer a shuttle bus?").existence_terms == ("shuttle bus",)
+    nowhere = lambda term: False
+    assert unknown_subject("Is there a cafeteria in the office?", [TRAVEL], expansions=["オフィス"], written=nowhere)
+    assert unknown_subject("How do I apply for a company dormitory?", [TRAVEL], written=nowhere)
+    # Written in a document the asker may read, or in a hit: known.
+    assert not unknown_subject("Is there a cafeteria?", [TRAVEL], written=lambda term: term == "社員食堂")
+    assert not unknown_subject("Is there a parking lot near the office?", [TRAVEL], written=nowhere)  # 駐車場代
+
+
 VPN = RetrievedChunk(
     chunk_id=2,
     document_id=2,
