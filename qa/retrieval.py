@@ -579,16 +579,8 @@ def unknown_subject(
     if question.english:
         # An English question's Japanese words are its glossary expansions (「bonuses」 → 賞与).
         terms = [fold(term) for term in expansions if not term.isascii()]
-        for thing in question.existence_terms + tuple(
-            w for w, _, _ in everyday_words(fold(question.text), english=True)
-        ):
-            # "Is there a cafeteria in the office?": the office is known, the cafeteria must be too.
-            # Its Japanese words: those the everyday list gives it (written or not), and those a match reached.
-            listed = [t for _, senses, _ in everyday_words(thing, english=True) for sense in senses for t in sense]
-            reached_terms = [m.term for m in reached if m.word in thing and m.via != "meaning"]
-            its = [fold(term) for term in listed + reached_terms if not term.isascii()]
-            if its and thing not in text and not any(term in text or (written and written(term)) for term in its):
-                return True
+        if _english_thing_unwritten(question, text, reached, written):
+            return True
         return bool(terms) and not any(_mentioned(term, found) for term in terms)
     words = question.subject_terms
     if not (words or question.existence_terms) or any(fold(term) in text for term in expansions):
@@ -608,6 +600,25 @@ def unknown_subject(
     return not any(_mentioned(word, found) and not (common is not None and common(word)) for word in whose)
 
 
+def _english_thing_unwritten(
+    question: Question, text: str, reached: Sequence[TermMatch], written: Callable[[str], bool] | None
+) -> bool:
+    """Whether an English question names a thing none of whose Japanese words is in ``text`` (the hits) or ``written``.
+
+    "Is there a cafeteria in the office?": the office is known, the cafeteria must be too. The things:
+    what it asks exists, and its words the everyday list has. Their Japanese words: those the list
+    gives (written or not), and those a match ``reached``, not by meaning alone.
+    """
+    things = question.existence_terms + tuple(w for w, _, _ in everyday_words(fold(question.text), english=True))
+    for thing in things:
+        listed = [t for _, senses, _ in everyday_words(thing, english=True) for sense in senses for t in sense]
+        reached_terms = [m.term for m in reached if m.word in thing and m.via != "meaning"]
+        its = [fold(term) for term in listed + reached_terms if not term.isascii()]
+        if its and thing not in text and not any(term in text or (written and written(term)) for term in its):
+            return True
+    return False
+
+
 def _mentioned(word: str, found: Callable[[str], bool]) -> bool:
     """Whether each character of ``word`` is in one of its bigrams that ``found`` accepts."""
     covered = [False] * len(word)
@@ -624,6 +635,12 @@ def best_sentence_similarity(query: str, hits: list[RetrievedChunk]) -> float:
     return max((float((matrix @ vector).max()) for matrix in matrices if len(matrix)), default=0.0)
 
 
+def _listed(word: str) -> bool:
+    """Whether the everyday list knows ``word`` (or the word heading it): then the documents, which use none
+    of its terms (it would not be unknown), do not cover what it names (「バリウム検査」: 胃部エックス線検査)."""
+    return any(at == 0 for _, _, at in everyday_words(fold(word), english=False, starts={0}))
+
+
 def evidence_for(question: Question, result: SearchResult, *, one_document: bool) -> Evidence:
     """What :func:`qa.decision.decide` reads of a search for ``question`` (``one_document``: the user chose one)."""
     hits = result.hits
@@ -633,6 +650,7 @@ def evidence_for(question: Question, result: SearchResult, *, one_document: bool
         unknown_names=tuple(result.unknown_names),
         unknown_words=tuple(result.unknown_words),
         unknown_among_known=bool(result.unknown_words)
+        and not any(_listed(word) for word in result.unknown_words)
         and unknown_words_asked_with_known_ones(question.spelled, result.unknown_words),
         generic=result.generic_question,
         one_document=one_document,

@@ -11,7 +11,8 @@ import pytest
 from documents.vocabulary import boundaries
 from qa.everyday import everyday_words
 from qa.models import Answer, SynonymEntry
-from qa.retrieval import search
+from qa.question import analyse_question
+from qa.retrieval import evidence_for, search
 from qa.services import answer_question
 from ragportal.text import fold
 
@@ -171,3 +172,22 @@ def test_a_sense_the_question_already_writes_adds_nothing(ingest, employee):
     )
     assert "パス" in _words("パスワードを忘れた")
     assert not [m for m in search(user=employee, query="パスワードを忘れた").vocabulary if m.via == "everyday"]
+
+
+HEALTH = "# 健康管理\n\n## 定期健康診断\n定期健康診断は年1回、毎年9月に実施します。受診は必須です。\n"
+
+
+def test_a_listed_everyday_word_whose_terms_no_document_writes_is_not_taken_for_everyday_wording(ingest, employee):
+    """An unknown word among known ones (健康診断) is usually everyday wording for what the documents cover, and
+    a close sentence may answer it (qa.decision). バリウム is listed: a rule book writes 胃部エックス線検査, and
+    these documents never do, so they do not cover it. An unlisted unknown word keeps the benefit of the doubt."""
+    ingest(text=HEALTH, filename="health.md")
+    ingest(text=WAGES, filename="wages.md")
+    listed = analyse_question("健康診断のとき、バリウムも飲まないといけない？")
+    result = search(user=employee, query=listed.text)
+    assert "バリウム" in result.unknown_words
+    assert not evidence_for(listed, result, one_document=False).unknown_among_known
+    unlisted = analyse_question("健康診断のとき、眼鏡も持っていかないといけない？")
+    result = search(user=employee, query=unlisted.text)
+    assert "眼鏡" in result.unknown_words
+    assert evidence_for(unlisted, result, one_document=False).unknown_among_known
