@@ -100,12 +100,11 @@ def is_generic(text: str, documents: Mapping[int, Sequence[str]], *, spellings: 
     (title, section and body of its candidate chunks). Generic: short, at most
     one content term, and that term occurs in at least
     ``min(GENERIC_TERM_DOCUMENTS, len(documents))`` of them; or only aspect
-    words (:data:`FACETS`), each in one of them at least, with :data:`FACET_DOCUMENTS`
-    documents or more in view. A term
-    found in no document is not generic (it may name something no document covers).
-    ``spellings`` are the question's glossary expansions: an aspect asked in
-    everyday words (「締め切り」) is found where the documents use the aspect word
-    the glossary gives for it (期限).
+    words (:data:`FACETS`) with :data:`FACET_DOCUMENTS` documents or more in view,
+    written by them or not. Any other term found in no document is not generic
+    (it may name something no document covers). ``spellings`` are the question's
+    glossary expansions: with a single document in view, an aspect asked in everyday
+    words (「締め切り」) is found where it uses the aspect word the glossary gives for it (期限).
     """
     return is_short(text) and generic_terms(content_terms(text), documents, spellings=spellings)
 
@@ -117,12 +116,13 @@ def generic_terms(
     facets_only = bool(terms) and all(is_facet(term) for term in terms)
     if len(terms) > 1 and not facets_only:
         return False
-    needed = min(GENERIC_TERM_DOCUMENTS, len(documents))
     if facets_only and len(documents) >= FACET_DOCUMENTS:
         # 「申請方法を教えて」, 「補助はいくら？」, 「連絡先」: aspects every policy has, which name no policy
-        # even where only one of the documents in view writes the word (its table's 連絡先 column);
-        # two aspects (必要 + 書類) name a policy no more than one does.
-        needed = 1
+        # whether one of the documents in view writes the word (its table's 連絡先 column) or none does
+        # (「手続きは？」 where they write 手続, 「必要書類」 where they write 必要な書類); two aspects
+        # (必要 + 書類) name a policy no more than one does.
+        return True
+    needed = min(GENERIC_TERM_DOCUMENTS, len(documents))
     other_facets = [fold(word) for word in spellings if is_facet(fold(word))] if facets_only else []
     return all(
         max(document_frequency(spelling, documents) for spelling in [term, *other_facets]) >= max(needed, 1)

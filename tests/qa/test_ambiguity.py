@@ -136,9 +136,22 @@ def test_an_aspect_asked_in_everyday_words_is_found_under_the_glossary_word_the_
         1: ["経費精算ガイド\n申請期限\n申請期限は支払日から1ヶ月以内です。"],
         2: ["出張旅費規程\n申請\n出張申請の期限は出発の3営業日前です。"],
     }
-    assert not is_generic("締め切りはいつ？", documents)  # 締め切り itself is in neither
     assert is_generic("締め切りはいつ？", documents, spellings=["期限", "申請期限"])
     assert not is_generic("経費精算の締め切りはいつ？", documents, spellings=["期限", "申請期限"])
+    one = {1: documents[1]}
+    assert not is_generic("締め切りはいつ？", one)  # 締め切り itself is not in it
+    assert is_generic("締め切りはいつ？", one, spellings=["期限", "申請期限"])
+
+
+def test_an_aspect_word_no_document_writes_as_asked_names_no_document_either() -> None:
+    """「手続きは？」 where the documents write 手続, 「必要書類」 where they write 必要な書類: still only aspects."""
+    documents = {
+        1: ["退職・休職規程\n退職の手続\n退職届を所属長に提出する。"],
+        2: ["育児・介護休業等に関する規程\n申出の手続\n休業開始予定日の1か月前までに申し出る。必要な書類を添付する。"],
+    }
+    assert is_generic("手続きは？", documents)
+    assert is_generic("必要書類", documents)
+    assert not is_generic("退職の手続きは？", documents)  # 退職 names the document
 
 
 def test_an_aspect_word_alone_names_no_document_even_where_only_one_of_those_in_view_writes_it() -> None:
