@@ -52,10 +52,31 @@ def _pairs(language: str) -> tuple[tuple[str, Senses], ...]:
     )
 
 
+# A consonant before a final y (marry → married), and a short final syllable (plan → planned).
+_CONSONANT_Y = re.compile(r"[^aeiou]y$")
+_SHORT_SYLLABLE = re.compile(r"(?:^|[^aeiou])[aeiou]([b-df-hj-np-tvz])$")
+
+
+def _inflected(word: str) -> str:
+    """A pattern for an English ``word`` and its regular inflections: plural or third person, past, -ing.
+
+    marry: marries, married, marrying; commute: commutes, commuted, commuting; work: works, worked,
+    working; plan: planned. Irregular forms (paid, left) are not derived: the list writes them.
+    """
+    if _CONSONANT_Y.search(word):
+        return re.escape(word[:-1]) + "(?:y|ies|ied|ying)"
+    if word.endswith("e") and not word.endswith("ee"):
+        return re.escape(word[:-1]) + "(?:e|es|ed|ing)"
+    doubled = f"|{m.group(1)}(?:ed|ing)" if (m := _SHORT_SYLLABLE.search(word)) and len(word) > 2 else ""
+    return re.escape(word) + f"(?:s|es|ed|ing{doubled})?"
+
+
 @cache
-def _english_pattern() -> re.Pattern[str]:
-    words = "|".join(re.escape(word) for word, _ in _pairs("en"))
-    return re.compile(rf"\b({words})(?:s|es)?\b")
+def _english_patterns() -> tuple[re.Pattern[str], dict[str, re.Pattern[str]]]:
+    """One pattern for every listed English word or phrase, each word of it inflected, and one per entry."""
+    each = {word: re.compile(r"\s+".join(_inflected(w) for w in word.split())) for word, _ in _pairs("en")}
+    alternatives = "|".join(f"(?:{pattern.pattern})" for pattern in each.values())
+    return re.compile(rf"\b(?:{alternatives})\b"), each
 
 
 def everyday_words(
@@ -63,16 +84,20 @@ def everyday_words(
 ) -> Iterator[tuple[str, Senses, int]]:
     """The listed everyday words in ``folded`` (a question, folded): (word, its senses' terms, where it starts), longest first.
 
-    English: whole words or phrases (a plural too). Japanese: a word starting where the
+    English: whole words or phrases, each word in any of its regular inflections (:func:`_inflected`),
+    given as the question writes them (working from home, for work from home). Japanese: a word starting where the
     analyser starts one (``starts``), whole or as the head of a compound (給料 in 給料日),
     never from inside a word (休み in 夏休み is not a day off in general). A word inside a
     longer one listed too is given as well (給料 inside 給料日): the caller decides.
     """
     if english:
         listed = dict(_pairs("en"))
-        found = {m.group(1): m.start() for m in reversed(list(_english_pattern().finditer(folded)))}
-        for word in sorted(found, key=len, reverse=True):
-            yield word, listed[word], found[word]
+        anywhere, each = _english_patterns()
+        # As written in the question (working from home), under the entry it inflects (work from home).
+        found = {m.group(): m.start() for m in reversed(list(anywhere.finditer(folded)))}
+        for written in sorted(found, key=len, reverse=True):
+            entry = next(word for word, pattern in each.items() if pattern.fullmatch(written))
+            yield written, listed[entry], found[written]
         return
     for word, terms in _pairs("ja"):
         at = folded.find(word)

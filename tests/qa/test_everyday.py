@@ -63,7 +63,16 @@ def test_an_everyday_word_is_found_where_a_word_starts_and_not_inside_another():
     assert "ケガ" in _words("工場でケガしちゃった")
     # 昼休み ends with 休み, but 休み does not start a word there: no other listed word is found in it.
     assert set(_words("昼休みは何時から？")) <= {"昼休み"}
-    assert {"receipt", "expense claim"} <= set(_words("i lost the receipts for my expense claims", english=True))
+    # English: as the question writes them, in any regular inflection of the listed words.
+    assert {"receipts", "expense claims"} <= set(_words("i lost the receipts for my expense claims", english=True))
+    assert (
+        _words("can i get a subsidy for a chair when working from home?", english=True)["working from home"]
+        == (_words("work from home", english=True)["work from home"])
+    )
+    assert _words("how many days off do i get when i get married?", english=True)["get married"][0] == "結婚"
+    assert "resigning" in _words("how much notice before resigning?", english=True)
+    # Not inside another word: "late" is no part of "template".
+    assert "late" not in _words("where is the expense template?", english=True)
 
 
 @pytest.mark.parametrize(
@@ -90,6 +99,21 @@ def test_an_english_question_reaches_the_japanese_terms(rule_book, employee):
     assert answer.response_type == Answer.ResponseType.ANSWER, answer.answer_text
     assert "翌月10日" in answer.answer_text
     assert answer.confidence != "high"  # English words cannot be checked against Japanese quotes
+
+
+def test_an_english_question_that_names_an_act_with_an_inflected_verb_reaches_its_term(rule_book, ingest, employee):
+    """ "resigning" is the listed "resign" (退職), "my boss" the listed "boss" (所属長): both reached as inflected."""
+    ingest(
+        text="# 退職規程\n\n## 第3条（退職の申出）\n"
+        "社員が自己の都合により退職するときは、退職予定日の30日前までに所属長に退職届を提出しなければならない。\n",
+        filename="退職規程.md",
+    )
+    question = "How many days before resigning do I have to tell my boss?"
+    result = search(user=employee, query=question)
+    assert {("resigning", "退職"), ("boss", "所属長")} <= {(m.word, m.term) for m in result.vocabulary}
+    answer = answer_question(user=employee, text=question).answer
+    assert answer.response_type == Answer.ResponseType.ANSWER, answer.answer_text
+    assert "30日前" in answer.answer_text
 
 
 def test_an_english_question_about_what_the_rule_book_never_names_is_not_answered(rule_book, employee):
