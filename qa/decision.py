@@ -20,7 +20,8 @@ The rules, in the order they are tried:
    「ロッカーの鍵をなくしたら？」), ``REASON_UNKNOWN_SUBJECT`` (a Japanese question whose
    subject is in nothing the user may read, and no sentence confidently close),
    ``REASON_NO_CLOSE_SENTENCE`` (no chunk confidently close and no sentence
-   above the floor). ``REASON_ASPECT_ONLY`` overrides them for a question
+   above the floor), ``REASON_NOTHING_RECOMMENDED`` (it asks what is recommended,
+   「おすすめの…は？」, and no hit recommends anything: rules are no recommendation). ``REASON_ASPECT_ONLY`` overrides them for a question
    whose words single out no document and whose subject is not unknown
    (「締め切りはいつ？」), or that names nothing but asks for a date or an amount
    (「何日前？」): which document is meant is the question to ask.
@@ -52,6 +53,7 @@ REASON_UNKNOWN_SUBJECT = "unknown_subject"
 REASON_UNKNOWN_NAME = "unknown_name"
 REASON_UNKNOWN_WORD = "unknown_word"
 REASON_NO_CLOSE_SENTENCE = "no_close_sentence"
+REASON_NOTHING_RECOMMENDED = "nothing_recommended"
 REASON_ASPECT_ONLY = "aspect_only"
 REASON_GENERIC = "generic"
 REASON_TIED = "tied"
@@ -139,6 +141,8 @@ class Evidence:
     generic: bool = False
     one_document: bool = False
     names_something: bool = False
+    # The best hit recommends something (推奨, お勧め): what a question asking for a recommendation needs.
+    recommends: bool = False
     best_sentence: Callable[[], float] = field(default=_no_sentences, compare=False)
 
 
@@ -201,6 +205,9 @@ def off_topic_reason(question: Question, evidence: Evidence, calibration: Calibr
         return REASON_NO_HITS
     if evidence.unknown_names:
         return REASON_UNKNOWN_NAME
+    if question.recommendation and not evidence.recommends:
+        # 「おすすめの転職エージェントは？」: documents that recommend nothing do not answer it, however close.
+        return REASON_NOTHING_RECOMMENDED
     if calibration.off_topic_floor <= 0:
         return None
     top_chunk = max(h.similarity for h in evidence.hits)

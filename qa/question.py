@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from documents.vocabulary import says_when
 from qa.ambiguity import content_terms, is_facet, is_short
 from ragportal.text import KANJI_IDEOGRAPHS, KATAKANA, MIDDLE_DOT, fold, is_english, spelled_out
-from verification.answer_types import AskedPart, AskedQuestion, own_parts, question_parts
+from verification.answer_types import AskedPart, AskedQuestion, asks_recommendation, own_parts, question_parts
 
 # The subject of a question: the words before its first topic particle (「本社の駐車場は…」).
 # A later clause's subject counts too (「評価に納得できないとき、異議申し立ては…」).
@@ -69,6 +69,7 @@ class Question:
       aspect of a policy (申請, 期限, 上限…).
     - ``short``: too short to settle a tie between documents.
     - ``readings``: other spellings of the question's words (kana readings), when known.
+    - ``recommendation``: it asks what is recommended (「おすすめの…は？」).
     """
 
     text: str
@@ -83,6 +84,7 @@ class Question:
     short: bool
     readings: tuple[str, ...] = ()
     existence_terms: tuple[str, ...] = ()
+    recommendation: bool = False
 
     @property
     def two_part(self) -> bool:
@@ -114,6 +116,7 @@ def analyse_question(text: str, *, english: bool | None = None) -> Question:
         existence_terms=existence_terms(text, english=english),
         aspect_words=tuple(term for term in terms if is_facet(term)),
         short=is_short(text),
+        recommendation=asks_recommendation(text),
     )
 
 

@@ -42,7 +42,7 @@ from qa.question import Question, analyse_question
 from qa.rerank import stating_first, titled_first
 from qa.hit_vectors import sentence_matrices
 from qa.types import RetrievedChunk
-from verification.answer_types import carries_units
+from verification.answer_types import carries_units, recommends
 from qa.vocabulary import (
     GENERAL,
     TermMatch,
@@ -655,6 +655,8 @@ def evidence_for(question: Question, result: SearchResult, *, one_document: bool
         generic=result.generic_question,
         one_document=one_document,
         names_something=question.english and names_something_retrieved(question, hits, result.added_keywords),
+        # What the best passage says: among a few documents every passage is a hit, and another topic's 推奨 says nothing.
+        recommends=question.recommendation and bool(hits) and recommends(f"{hits[0].section}\n{hits[0].text}"),
         # Kana and variant spellings as the documents write them: けいひせいさん reads like 経費精算 there.
         # Measured once: several off-topic rules read it for the same question.
         best_sentence=functools.cache(

@@ -95,6 +95,22 @@ _STEP_WORDS = re.compile(
 )
 
 
+# A question asking for a recommendation (「おすすめの…は？」, "can you recommend…"), and a text that makes one:
+# a rule book states rules; only a document that recommends something (推奨, お勧めします) answers such a question.
+_ASKS_RECOMMENDATION = re.compile(r"おすすめ|お勧め|お薦め|オススメ|\brecommend")
+_RECOMMENDS = re.compile(r"おすすめ|お勧め|お薦め|オススメ|推奨|勧め|勧奨|\brecommend|\bsuggest")
+
+
+def asks_recommendation(question: str) -> bool:
+    """Whether ``question`` asks what is recommended (「駅前でおすすめのランチは？」)."""
+    return bool(_ASKS_RECOMMENDATION.search(fold(question)))
+
+
+def recommends(text: str) -> bool:
+    """Whether ``text`` recommends something (「…の利用を推奨します」, 「…をお勧めします」)."""
+    return bool(_RECOMMENDS.search(fold(text)))
+
+
 # Units a quantity question asks for (canonical units of verification.quantities), in question order.
 # 何時間 before 何時; 営業時間 and 何時から ask for clock times.
 _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (

@@ -17,6 +17,7 @@ from qa.decision import (
     REASON_ENGLISH_UNKNOWN_SUBJECT,
     REASON_GENERIC,
     REASON_NO_CLOSE_SENTENCE,
+    REASON_NOTHING_RECOMMENDED,
     REASON_UNKNOWN_NAME,
     REASON_UNKNOWN_WORD,
     REASON_NO_HITS,
@@ -69,6 +70,10 @@ CASES = [
     # Another company's rules however close ours are: 「ソニーの経費精算は…」.
     (LONG_JA, CLOSE, {"unknown_names": ("ソニー",)}, 0.95, NOT_FOUND, (REASON_UNKNOWN_NAME,)),
     (SHORT_JA, TIED, {"unknown_names": ("ソニー",), "one_document": True}, 0.95, NOT_FOUND, (REASON_UNKNOWN_NAME,)),
+    # A recommendation asked of documents none of whose hits recommends anything, however close they are.
+    ("おすすめの転職エージェントを教えて", CLOSE, {}, 0.95, NOT_FOUND, (REASON_NOTHING_RECOMMENDED,)),
+    ("おすすめの転職エージェントを教えて", CLOSE, {"recommends": True}, 0.95, ANSWER, (REASON_ON_TOPIC,)),
+    ("Can you recommend a good browser?", CLOSE, {}, 0.0, NOT_FOUND, (REASON_NOTHING_RECOMMENDED,)),
     (EN, LOOSE, {}, 0.0, ANSWER, (REASON_ON_TOPIC,)),  # its best chunk reaches the English floor
     # In English too: 「How long does Toyota give for an expense claim?」 asks about Toyota's rules.
     (EN, CLOSE, {"unknown_names": ("Toyota",)}, 0.0, NOT_FOUND, (REASON_UNKNOWN_NAME,)),
