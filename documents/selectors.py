@@ -51,6 +51,13 @@ def searchable_version_ids(user: User | AnonymousUser, *, document_id: int | Non
     return list(qs.values_list("live_version_id", flat=True))
 
 
+def unreadable_version_ids(user: User | AnonymousUser) -> list[int]:
+    """Live version ids of the documents ``user`` may not read (limited to groups ``user`` is not in)."""
+    readable = visible_documents(user).values("pk")
+    live = Document.objects.filter(live_version__isnull=False).exclude(pk__in=readable)
+    return list(live.values_list("live_version_id", flat=True))
+
+
 def written_as_tokens(text: str, version_ids: Sequence[int]) -> bool:
     """Whether every segmentation token of ``text`` is in a chunk of one of ``version_ids`` (folded: any case).
 

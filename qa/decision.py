@@ -20,7 +20,8 @@ The rules, in the order they are tried:
    「ロッカーの鍵をなくしたら？」), ``REASON_UNKNOWN_SUBJECT`` (a Japanese question whose
    subject is in nothing the user may read, and no sentence confidently close),
    ``REASON_NO_CLOSE_SENTENCE`` (no chunk confidently close and no sentence
-   above the floor), ``REASON_NOTHING_RECOMMENDED`` (it asks what is recommended,
+   above the floor), ``REASON_UNREADABLE_WORD`` (it uses a word that only documents the
+   asker may not read use, and no hit is confidently close), ``REASON_NOTHING_RECOMMENDED`` (it asks what is recommended,
    「おすすめの…は？」, and no hit recommends anything: rules are no recommendation). ``REASON_ASPECT_ONLY`` overrides them for a question
    whose words single out no document and whose subject is not unknown
    (「締め切りはいつ？」), or that names nothing but asks for a date or an amount
@@ -54,6 +55,7 @@ REASON_UNKNOWN_NAME = "unknown_name"
 REASON_UNKNOWN_WORD = "unknown_word"
 REASON_NO_CLOSE_SENTENCE = "no_close_sentence"
 REASON_NOTHING_RECOMMENDED = "nothing_recommended"
+REASON_UNREADABLE_WORD = "unreadable_word"
 REASON_ASPECT_ONLY = "aspect_only"
 REASON_GENERIC = "generic"
 REASON_TIED = "tied"
@@ -138,6 +140,8 @@ class Evidence:
     unknown_words: tuple[str, ...] = ()
     # The unknown words are asked with words the documents use, not as someone else's (qa.vocabulary).
     unknown_among_known: bool = False
+    # Unknown words that documents the asker may not read use (a managers-only manual's 自己評価).
+    unreadable_words: tuple[str, ...] = ()
     generic: bool = False
     one_document: bool = False
     names_something: bool = False
@@ -211,6 +215,11 @@ def off_topic_reason(question: Question, evidence: Evidence, calibration: Calibr
     if calibration.off_topic_floor <= 0:
         return None
     top_chunk = max(h.similarity for h in evidence.hits)
+    if evidence.unreadable_words and top_chunk < calibration.confident:
+        # 「人事評価の自己評価はいつまでに入力する？」 asked by an employee of a company whose managers' manual alone
+        # writes 自己評価: no everyday wording (the company writes it), and nothing the asker may read covers it.
+        # Said as "not found", as for any question the documents do not answer: nothing tells what is hidden.
+        return REASON_UNREADABLE_WORD
     if question.english:
         if evidence.subject_unknown:
             return REASON_ENGLISH_UNKNOWN_SUBJECT

@@ -27,7 +27,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from documents.embeddings import embed_query
 from documents.keyword_index import live_keyword_index
 from documents.models import Chunk
-from documents.selectors import searchable_version_ids, written_in
+from documents.selectors import searchable_version_ids, unreadable_version_ids, written_in
 from documents.services import stored_sentence_vectors
 from documents.vocabulary import Word
 from documents.sentence_vectors import unpack
@@ -55,6 +55,7 @@ from qa.vocabulary import (
     unheard_of_owners,
     unknown_words,
     unknown_words_asked_with_known_ones,
+    used_by,
     used_by_most,
     vocabulary_matches,
     written_as_documents,
@@ -82,6 +83,8 @@ class SearchResult:
     unknown_names: list[str] = field(default_factory=list)
     # Its other nouns that nothing the user may read uses, nor the vocabulary or the dictionary reached.
     unknown_words: list[str] = field(default_factory=list)
+    # Those of them that documents the user may not read use: the company's own words for what they cover.
+    unreadable_words: list[str] = field(default_factory=list)
     # The documents' terms the question's words reached by spelling, reading or meaning (qa.vocabulary).
     vocabulary: list[TermMatch] = field(default_factory=list)
     # The question with its kana and variant spellings written as the documents write them
@@ -191,6 +194,9 @@ def search(
         subject_unknown=subject_unknown,
         unknown_names=_unknown_names(question, found, unknown),
         unknown_words=[w.surface for w in unknown if not w.proper],
+        unreadable_words=used_by([w for w in unknown if not w.proper], version_ids=unreadable_version_ids(user))
+        if unknown
+        else [],
         vocabulary=found.matches,
         written_query=found.written,
         written_in_terms=_written_in_terms(question, found),
@@ -649,6 +655,7 @@ def evidence_for(question: Question, result: SearchResult, *, one_document: bool
         subject_unknown=result.subject_unknown,
         unknown_names=tuple(result.unknown_names),
         unknown_words=tuple(result.unknown_words),
+        unreadable_words=tuple(result.unreadable_words),
         unknown_among_known=bool(result.unknown_words)
         and not any(_listed(word) for word in result.unknown_words)
         and unknown_words_asked_with_known_ones(question.spelled, result.unknown_words),

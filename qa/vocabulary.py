@@ -358,6 +358,15 @@ def unknown_words(text: str, *, version_ids: Sequence[int], reached: Iterable[st
     ]
 
 
+def used_by(words: Sequence[Word], *, version_ids: Sequence[int]) -> list[str]:
+    """Those of ``words`` that the documents of ``version_ids`` use, in any spelling or inside a term (surfaces)."""
+    visible = _visible_vocabulary(version_ids)
+    if visible is None or not words:
+        return []
+    vocabulary, df = visible
+    return [w.surface for w in words if _used_in_any_spelling(w, vocabulary, df) or _inside_a_term(w, vocabulary, df)]
+
+
 _KATAKANA_WORD = re.compile(f"[{KATAKANA}・]+")
 
 

@@ -20,6 +20,7 @@ from qa.decision import (
     REASON_NOTHING_RECOMMENDED,
     REASON_UNKNOWN_NAME,
     REASON_UNKNOWN_WORD,
+    REASON_UNREADABLE_WORD,
     REASON_NO_HITS,
     REASON_ON_TOPIC,
     REASON_ONE_DOCUMENT,
@@ -67,6 +68,9 @@ CASES = [
     # A word nothing here uses, and nothing even as close as 中 needs: 「忘年会の会費は？」.
     (LONG_JA, LOOSE, {"unknown_words": ("忘年会",)}, 0.95, NOT_FOUND, (REASON_UNKNOWN_WORD,)),
     (LONG_JA, CLOSE, {"unknown_words": ("定期券",)}, 0.95, ANSWER, (REASON_ON_TOPIC,)),  # a close chunk answers
+    # A word only documents the asker may not read use, however close a sentence: a managers' manual's 自己評価.
+    (LONG_JA, LOOSE, {"unreadable_words": ("自己評価",)}, 0.95, NOT_FOUND, (REASON_UNREADABLE_WORD,)),
+    (LONG_JA, CLOSE, {"unreadable_words": ("自己評価",)}, 0.95, ANSWER, (REASON_ON_TOPIC,)),  # a confident chunk
     # Another company's rules however close ours are: 「ソニーの経費精算は…」.
     (LONG_JA, CLOSE, {"unknown_names": ("ソニー",)}, 0.95, NOT_FOUND, (REASON_UNKNOWN_NAME,)),
     (SHORT_JA, TIED, {"unknown_names": ("ソニー",), "one_document": True}, 0.95, NOT_FOUND, (REASON_UNKNOWN_NAME,)),
