@@ -135,7 +135,7 @@ def generic_terms(
 FACETS = frozenset(
     "申請 方法 手続 手続き 期限 締切 締め切り 上限 下限 金額 費用 料金 手当 補助 支給 条件 対象 対象者 窓口 "
     "連絡先 問い合わせ 問合せ 場所 時間 日数 回数 期間 ルール 規則 規定 手順 流れ 必要 書類 理由 注意 注意点 "
-    "基準 種類 範囲 提出 提出先 担当 担当者 承認 手順書 やり方 方法論 金 額 額面 単価 先".split()
+    "基準 種類 範囲 提出 提出先 担当 担当者 承認 手順書 やり方 方法論 金 額 額面 単価 先 日程 日時".split()
 )
 # A facet question is asked back when at least this many candidate documents are in view (and one writes the facet).
 FACET_DOCUMENTS = 2

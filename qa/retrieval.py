@@ -32,7 +32,7 @@ from documents.services import stored_sentence_vectors
 from documents.vocabulary import Word
 from documents.sentence_vectors import unpack
 from documents.vectorstore import DenseIndex, live_collection
-from qa.ambiguity import content_terms, generic_terms
+from qa.ambiguity import content_terms, generic_terms, is_facet
 from qa.decision import Evidence
 from qa.engine import EngineConfig, HybridEngine, Mode
 from qa.everyday import everyday_words
@@ -601,7 +601,9 @@ def unknown_subject(
     # The words before it say whose or which, and one the documents mention keeps the subject known
     # (応募者), unless most of the documents use it (「うちの会社の株価は」: 会社 says nothing of 株価).
     *whose, head = words
-    if _mentioned(head, found):
+    # An aspect as the head (「入社式の日程は」, 「駐車場の料金は」) names what of the subject is asked, not the subject:
+    # that is the words before it, which the documents must mention.
+    if _mentioned(head, found) and not (whose and is_facet(head) and f"{whose[-1]}の{head}" in fold(question.text)):
         return False
     return not any(_mentioned(word, found) and not (common is not None and common(word)) for word in whose)
 

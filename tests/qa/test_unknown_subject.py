@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from qa.decision import NOT_FOUND, Calibration, Evidence, decide
 from qa.question import analyse_question
 from qa.retrieval import names_something_retrieved, unknown_subject
@@ -35,6 +37,21 @@ def test_the_subject_is_judged_by_its_head_and_the_specific_words_before_it() ->
     assert unknown_subject("うちの人事部の退職金っていくらくらい？", [TRAVEL], common=lambda word: word == "人事部")
     assert unknown_subject("株価の退職金はいくら？", [TRAVEL])
     assert not unknown_subject("退職後の駐車場代は精算できますか？", [TRAVEL], common=lambda word: True)
+
+
+SCHEDULE = replace(
+    TRAVEL,
+    section="出張旅費規程 > 1. 出張の申請",
+    text="出張の日程は出発の1週間前までに上長の承認を得てください。在宅勤務の機器の補助は上限2万円です。",
+)
+
+
+def test_an_aspect_asked_of_a_thing_no_text_mentions_is_about_that_thing() -> None:
+    """「入社式の日程は？」: 日程 says what of 入社式 is asked; the documents mention 日程, never 入社式."""
+    assert unknown_subject("入社式の日程は？", [SCHEDULE])
+    assert not unknown_subject("出張の日程は？", [SCHEDULE])
+    # Not 「X の Y」: 会社から says nothing of whose 補助; the head alone judges, as before.
+    assert not unknown_subject("在宅用に椅子買おうと思うんだけど、会社から補助って出る？", [SCHEDULE])
 
 
 def test_a_thing_whose_existence_is_asked_and_that_no_text_mentions_is_unknown() -> None:
