@@ -801,6 +801,7 @@ class ExtractiveProvider:
         elif limit > 1 and (
             _needs_context(best.text, part.text)
             or (best.parent >= 0 and not self._passes(best, threshold, english=english))
+            or _announced(candidates, best)
         ):
             # A list item that cannot stand alone (「国際：少なくとも21日前」), or answers only as read with the
             # sentence leading into its list (_best), is quoted under that sentence, not after the item before it.
@@ -1120,6 +1121,16 @@ def _whole_table(row: _Candidate, text: str) -> _Candidate:
     start = offsets[first] + len(lines[first]) - len(lines[first].lstrip())
     end = offsets[last] + len(lines[last].rstrip())
     return _Candidate(row.chunk_index, start, end, text[start:end], row.lexical, row.score, row.meaning)
+
+
+def _announced(candidates: list[_Candidate], item: _Candidate) -> bool:
+    """Whether ``item`` is a list item under a sentence that says what its list is (「次の費用は精算の対象としない。」).
+
+    Quoted alone, such an item (「駐車違反の放置違反金」) hides what the rule says of it; a label ending in a
+    colon (「**ステップ 2**：」) says nothing the item does not.
+    """
+    parent = _parent_of(candidates, item) if item.parent >= 0 else None
+    return parent is not None and bool(_INTRODUCES_TABLE.search(parent.text))
 
 
 def _same_document(documents: Sequence[str], a: int, b: int) -> bool:

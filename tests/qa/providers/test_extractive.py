@@ -346,17 +346,39 @@ def test_a_list_item_that_answers_only_read_with_the_sentence_introducing_its_li
     assert ExtractiveProvider().generate("有給休暇は何日前までに申請する？", [chunk]).abstained
 
 
-def test_a_list_item_that_cannot_stand_alone_is_quoted_under_the_sentence_introducing_its_list():
-    chunk = make_chunk(
-        0,
-        "出張の手配は総務部が行います。\n\n航空券は、次のタイミングまでに予約します：\n\n"
-        "- 国内線：出発の7日前\n- 国際線：出発の21日前\n\n宿泊は契約ホテルを使います。",
-        "booking.md",
-        "出張",
-    )
-    answer = ExtractiveProvider().generate("国際線は出発の何日前までに予約？", [chunk])
-    # Not after the item above it (「国内線：出発の7日前」), which the question did not ask about.
-    assert answer.text.startswith("航空券は、次のタイミングまでに予約します：\n国際線：出発の21日前")
+@pytest.mark.parametrize(
+    ("text", "heading", "question", "start"),
+    [
+        # Not after the item above it (「国内線：出発の7日前」), which the question did not ask about.
+        (
+            "出張の手配は総務部が行います。\n\n航空券は、次のタイミングまでに予約します：\n\n"
+            "- 国内線：出発の7日前\n- 国際線：出発の21日前\n\n宿泊は契約ホテルを使います。",
+            "出張",
+            "国際線は出発の何日前までに予約？",
+            "航空券は、次のタイミングまでに予約します：\n国際線：出発の21日前",
+        ),
+        # Answering by itself, 「駐車違反の放置違反金」 alone reads as if such fines were paid: the sentence
+        # introducing its list says they are not.
+        (
+            "次の費用は精算の対象としない。\n（１）私用を含む費用で、業務分を区分できないもの\n"
+            "（２）交通違反の反則金及び駐車違反の放置違反金\n（３）自宅の光熱費・通信費",
+            "対象とならない費用",
+            "営業車で駐車違反の放置違反金を払った。経費で落ちる？",
+            "次の費用は精算の対象としない。交通違反の反則金及び駐車違反の放置違反金",
+        ),
+        # A label ending in a colon says nothing the item does not: the item answers alone.
+        (
+            "**ステップ 2**：\n- 領収書を Navan で経費請求します。",
+            "健康診断",
+            "健康診断の費用は Navan で経費請求する？",
+            "領収書を Navan で経費請求します。",
+        ),
+    ],
+    ids=["cannot-stand-alone", "list-says-what-of-it", "label-only"],
+)
+def test_a_list_item_is_quoted_under_the_sentence_saying_what_its_list_is(text, heading, question, start):
+    chunk = make_chunk(0, text, "rules.md", heading)
+    assert ExtractiveProvider().generate(question, [chunk]).text.startswith(start)
 
 
 def test_a_question_for_the_first_step_gets_the_first_step_that_says_what_is_asked():
