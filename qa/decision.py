@@ -20,9 +20,11 @@ The rules, in the order they are tried:
    「ロッカーの鍵をなくしたら？」), ``REASON_UNKNOWN_SUBJECT`` (a Japanese question whose
    subject is in nothing the user may read, and no sentence confidently close),
    ``REASON_NO_CLOSE_SENTENCE`` (no chunk confidently close and no sentence
-   above the floor), ``REASON_UNREADABLE_WORD`` (it uses a word that only documents the
-   asker may not read use, and no hit is confidently close), ``REASON_NOTHING_RECOMMENDED`` (it asks what is recommended,
-   「おすすめの…は？」, and no hit recommends anything: rules are no recommendation). ``REASON_ASPECT_ONLY`` overrides them for a question
+   above the floor), ``REASON_UNREADABLE_WORD`` (it uses a word that only
+   documents the asker may not read use, and no hit is confidently close),
+   ``REASON_NOTHING_RECOMMENDED`` (it asks what is recommended, 「おすすめの…は？」,
+   and the best hit recommends nothing: rules are no recommendation).
+   ``REASON_ASPECT_ONLY`` overrides them for a question
    whose words single out no document and whose subject is not unknown
    (「締め切りはいつ？」), or that names nothing but asks for a date or an amount
    (「何日前？」): which document is meant is the question to ask.
