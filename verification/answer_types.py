@@ -123,9 +123,11 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     ),
     (re.compile(r"何歳|なんさい|\bwhat age\b|\bhow old\b"), frozenset({"age"})),
     (
-        re.compile(r"何営業日|何日|なんにち|\bhow many days\b|\b(what|which) day of the month\b"),
+        re.compile(r"何営業日|何日|なんにち|\bhow many days\b"),
         frozenset({"day", "business_day"}),
     ),
+    # A day of the month is a calendar day: 「3営業日前」 counts days and names none.
+    (re.compile(r"\b(what|which) day of the month\b"), frozenset({"day"})),
     (re.compile(r"何ヶ月|何か月|何カ月|なんかげつ|\bhow many months\b"), frozenset({"month"})),
     (re.compile(r"何年|なんねん"), frozenset({"year"})),
     (re.compile(r"何回|なんかい|\bhow (many times|often)\b"), frozenset({"times"})),

@@ -178,11 +178,18 @@ def test_a_phone_number_question_is_answered_by_a_number_not_by_the_word_madoguc
     [
         ("What are the lunch hours of the staff cafeteria?", [frozenset({"clock"})]),
         ("Until what age of my child can I take childcare leave?", [frozenset({"age"})]),
-        ("On what day of the month is salary paid?", [frozenset({"day", "business_day"})]),
+        ("On what day of the month is salary paid?", [frozenset({"day"})]),
+        ("How many days do I have to submit it?", [frozenset({"day", "business_day"})]),
     ],
 )
 def test_english_questions_ask_for_clock_times_ages_and_days(question: str, units: list[frozenset[str]]) -> None:
     assert asked_units(question) == units
+
+
+def test_a_day_of_the_month_is_a_calendar_day_not_a_count_of_business_days() -> None:
+    (day,) = asked_units("What day of the month is payday?")
+    assert carries_units(day, "賃金は、毎月1日から末日までを計算期間とし、これを翌月25日に支払う。")
+    assert not carries_units(day, "給与明細書は、支払日の3営業日前までに掲載する。")
 
 
 @pytest.mark.parametrize(
