@@ -77,11 +77,9 @@ def written_in(text: str, version_ids: Sequence[int], *, starting_a_word: bool =
     is part of another word). The keyword index answers first: a text one of whose
     tokens no chunk has is written nowhere, found without reading the chunks' text.
     """
-    if not text or not version_ids:
+    found = _containing([text], version_ids)
+    if found is None:
         return False
-    if not written_as_tokens(text, version_ids):
-        return False
-    found = Chunk.objects.filter(version_id__in=version_ids, text__contains=text)
     if not starting_a_word:
         return found.exists()
     alone = re.compile(f"(?<![{KANJI}]){re.escape(text)}")
@@ -90,13 +88,20 @@ def written_in(text: str, version_ids: Sequence[int], *, starting_a_word: bool =
 
 def chunks_writing(texts: Sequence[str], version_ids: Sequence[int], *, limit: int) -> list[int]:
     """Up to ``limit`` chunks of ``version_ids`` that contain one of ``texts`` as written (ids, in no set order)."""
+    found = _containing(texts, version_ids)
+    return [] if found is None else list(found.values_list("pk", flat=True)[:limit])
+
+
+def _containing(texts: Sequence[str], version_ids: Sequence[int]) -> QuerySet[Chunk] | None:
+    """The chunks of ``version_ids`` containing one of ``texts`` as written; None when the keyword index
+    already says none does (a text one of whose tokens no chunk has), without reading any chunk's text."""
     written = [t for t in texts if t and written_as_tokens(t, version_ids)]
-    if not written or not version_ids:
-        return []
+    if not written:
+        return None
     contains = Q()
     for text in written:
         contains |= Q(text__contains=text)
-    return list(Chunk.objects.filter(contains, version_id__in=version_ids).values_list("pk", flat=True)[:limit])
+    return Chunk.objects.filter(contains, version_id__in=version_ids)
 
 
 def manageable_documents(user: User | AnonymousUser) -> QuerySet[Document]:

@@ -351,8 +351,7 @@ def unknown_words(text: str, *, version_ids: Sequence[int], reached: Iterable[st
         and not _INTERROGATIVE.search(w.surface)
         # Casual kana input is cut into words by guesswork (けんこう → けん as a name).
         and not _ALL_HIRAGANA.fullmatch(w.surface)
-        and not _used_in_any_spelling(w, vocabulary, df)
-        and not _inside_a_term(w, vocabulary, df)
+        and not _used_as_a_word(w, vocabulary, df)
         # Kanji words share readings too often to be matched by them (as in _by_word_reading).
         and (has_kanji(w.surface) or by_reading.get(unvoiced(w.reading)) is None)
     ]
@@ -364,7 +363,7 @@ def used_by(words: Sequence[Word], *, version_ids: Sequence[int]) -> list[str]:
     if visible is None or not words:
         return []
     vocabulary, df = visible
-    return [w.surface for w in words if _used_in_any_spelling(w, vocabulary, df) or _inside_a_term(w, vocabulary, df)]
+    return [w.surface for w in words if _used_as_a_word(w, vocabulary, df)]
 
 
 _KATAKANA_WORD = re.compile(f"[{KATAKANA}・]+")
@@ -603,6 +602,11 @@ def written_as_documents(text: str, matches: Sequence[TermMatch]) -> str:
                 pieces[i : i + 1] = [before, m.term, after]
                 break
     return "".join(pieces)
+
+
+def _used_as_a_word(word: Word, vocabulary: LiveVocabulary, df: np.ndarray) -> bool:
+    """Whether a visible version uses ``word``: in any spelling, or (kanji) inside a longer term."""
+    return _used_in_any_spelling(word, vocabulary, df) or _inside_a_term(word, vocabulary, df)
 
 
 def _used_in_any_spelling(word: Word, vocabulary: LiveVocabulary, df: np.ndarray) -> bool:

@@ -97,8 +97,9 @@ _STEP_WORDS = re.compile(
 
 # A question asking for a recommendation (「おすすめの…は？」, "can you recommend…"), and a text that makes one:
 # a rule book states rules; only a document that recommends something (推奨, お勧めします) answers such a question.
-_ASKS_RECOMMENDATION = re.compile(r"おすすめ|お勧め|お薦め|オススメ|\brecommend")
-_RECOMMENDS = re.compile(r"おすすめ|お勧め|お薦め|オススメ|推奨|勧め|勧奨|\brecommend|\bsuggest")
+_RECOMMENDATION = r"おすすめ|お勧め|お薦め|オススメ|\brecommend"
+_ASKS_RECOMMENDATION = re.compile(_RECOMMENDATION)
+_RECOMMENDS = re.compile(_RECOMMENDATION + r"|推奨|勧め|勧奨|\bsuggest")
 
 
 def asks_recommendation(question: str) -> bool:
