@@ -215,3 +215,44 @@ def test_a_listed_everyday_word_whose_terms_no_document_writes_is_not_taken_for_
     result = search(user=employee, query=unlisted.text)
     assert "眼鏡" in result.unknown_words
     assert evidence_for(unlisted, result, one_document=False).unknown_among_known
+
+
+WORK_RULES = """# 就業規則
+
+## 第20条（服装）
+本社勤務の社員は、6月1日から9月30日までを軽装期間とし、ノーネクタイを可とする。
+
+## 第31条（欠勤）
+傷病のため継続して5日以上欠勤するときは、医師の診断書を提出しなければならない。
+"""
+
+HARASSMENT = """# ハラスメント防止規程
+
+## 第4条（相談窓口）
+ハラスメントの相談に対応するため、次の相談窓口を設ける。
+
+| 窓口 | 担当 | 連絡先 |
+|---|---|---|
+| 社内相談窓口 | 人事部 | 内線 2200 |
+| 社外相談窓口 | 北町総合法律事務所 | 0120-000-777 |
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "term"),
+    [
+        ("クールビズって何月から？", "6月1日", "軽装期間"),
+        ("風邪で休むとき、病院の証明書っていつから要る？", "5日以上", "診断書"),
+        ("上司のことで悩んでる。会社の外の相談先ってある？", "北町総合法律事務所", "社外相談窓口"),
+    ],
+    ids=["cool-biz", "doctors-note", "outside-desk"],
+)
+def test_clothing_certificates_and_consultation_desks_in_everyday_words(ingest, employee, question, expected, term):
+    """Everyday names for a dress season, a doctor's note and a desk outside the company reach the rule book's terms."""
+    ingest(text=WORK_RULES, filename="就業規則.md")
+    ingest(text=HARASSMENT, filename="ハラスメント防止規程.md")
+    result = search(user=employee, query=question)
+    assert term in result.added_keywords
+    answer = answer_question(user=employee, text=question).answer
+    assert answer.response_type == Answer.ResponseType.ANSWER, answer.answer_text
+    assert expected in answer.answer_text
