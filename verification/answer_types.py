@@ -29,16 +29,22 @@ DATE = "date"
 QUANTITY = "quantity"
 CONTACT = "contact"
 NUMBER = "number"
+# The two kinds of number a question may name: a telephone or extension number, an e-mail address.
+PHONE = "phone"
+EMAIL = "email"
 STEPS = "steps"
 COST = "cost"
 NAME = "name"
 PAY = "pay"
 
+# "e-mail" as a noun ("the helpdesk's e-mail"), not the verb ("if I email a file to…").
+_EMAIL_NOUN = r"\be-?mail\b(?!\s+(?:a|an|the|my|your|his|her|their|our|it|me|him|them|us|someone|somebody|this|that|these|those)\b)"
+
 # What a question asks for, on NFKC + lower-cased text. Order matters only for reading.
 _ASKS: dict[str, re.Pattern[str]] = {
     DATE: re.compile(
         r"いつ|期限|締め?切|〆切|何日まで|何日前|なんにち(まで|まえ)|何曜日|何月|\bwhen\b|\bdeadline\b|\bby when\b|\bdue\b|"
-        r"\b(what|which) (date|day)\b"
+        r"\b(what|which) (date|day)\b|\bhow soon\b"
     ),
     QUANTITY: re.compile(
         r"何(日|時間|回|年|ヶ月|か月|カ月|円|人|%|割|泊|枚|個|件|名|分|歳|時|週|万|倍|度)|いくら|いくつ|"
@@ -46,7 +52,7 @@ _ASKS: dict[str, re.Pattern[str]] = {
         r"どのくらい|どれくらい|どれだけ|上限|金額|\bhow (many|much|long|often|old)\b|\blimit\b|\bmaximum\b"
     ),
     CONTACT: re.compile(r"誰|だれ|どこ|連絡先|窓口|問い?合わせ|担当|\bwho\b|\bwhere\b|\bcontact\b|\bwhom\b"),
-    NUMBER: re.compile(r"電話番号|内線|番号|アドレス|\bphone\b|\bnumber\b|\be-?mail\b|\baddress\b|\burl\b"),
+    NUMBER: re.compile(rf"電話番号|内線|番号|アドレス|\bphone\b|\bnumber\b|{_EMAIL_NOUN}|\baddress\b|\burl\b"),
     STEPS: re.compile(
         r"どうすれば|どうしたら|どうやって|どのように|手順|方法|やり方|手続|申請するには|\bhow (do|to|can|should)\b|"
         r"\bwhat should\b|\bsteps?\b|\bprocedure\b"
@@ -78,10 +84,16 @@ _CONTACT_WORDS = re.compile(
     # Where to go by the name the documents quote it by (「勤怠くん」から, 「HelpLab」で).
     r"「[^」]{2,}」\s*(?:から|で|に|へ|の)"
 )
-# A telephone or extension number, an e-mail address, a URL or host name, a code.
-_NUMBER_VALUE = re.compile(
-    r"\d{2,4}-\d{2,4}-\d{3,4}|内線[:：\s]*\d{3,}|[\w.+-]+@[\w-]+\.[\w.]+|https?://|[a-z0-9-]+\.[a-z0-9-]+\.[a-z]{2,}"
-)
+# A telephone or extension number (「内線: 2300」, a table's 「| 内線 | 2300 |」), an e-mail address, a URL or host name.
+_PHONE_VALUE = r"\d{2,4}-\d{2,4}-\d{3,4}|内線[:：\s|]*\d{3,}"
+_EMAIL_VALUE = r"[\w.+-]+@[\w-]+\.[\w.]+"
+_NUMBER_VALUE = re.compile(rf"{_PHONE_VALUE}|{_EMAIL_VALUE}|https?://|[a-z0-9-]+\.[a-z0-9-]+\.[a-z]{{2,}}")
+# A number of one kind: what a question naming that kind asks for (「内線は？」 is not answered by an e-mail address).
+_KIND_VALUE = {PHONE: re.compile(_PHONE_VALUE), EMAIL: re.compile(_EMAIL_VALUE)}
+_ASKS_KIND = {
+    PHONE: re.compile(r"電話|内線|\bphone\b|\bextension\b|\btel\b"),
+    EMAIL: re.compile(rf"メール|{_EMAIL_NOUN}"),
+}
 # A price or a statement of who pays: 「1,000円を差し引きます」, 「全額を補助します」, 「無料です」.
 _COST_WORDS = re.compile(r"無料|有料|全額|補助|負担|支給|差し引|実費|不要|かかりません")
 # Whether pay goes on: 「3日までは有給とし、残りは無給とする」, 「通常の賃金を支給する」, 「給与は支給しない」.
@@ -307,7 +319,11 @@ def question_parts(question: str, *, standalone: bool = True, english: bool | No
 def asked_types(question: str) -> list[str]:
     """The answer types ``question`` asks for (possibly several, possibly none), in a fixed order."""
     norm = fold(question)
-    return [name for name, pattern in _ASKS.items() if pattern.search(norm)]
+    asked = [name for name, pattern in _ASKS.items() if pattern.search(norm)]
+    if NUMBER in asked and (kinds := [kind for kind, pattern in _ASKS_KIND.items() if pattern.search(norm)]):
+        # 「ヘルプデスクの内線は？」 asks for a phone number, not any number: an e-mail address does not answer it.
+        asked[asked.index(NUMBER) : asked.index(NUMBER) + 1] = kinds
+    return asked
 
 
 def carries(answer_type: str, text: str) -> bool:
@@ -326,6 +342,8 @@ def carries(answer_type: str, text: str) -> bool:
         return bool(_STEP_WORDS.search(norm))
     if answer_type == NUMBER:
         return bool(_NUMBER_VALUE.search(norm))
+    if answer_type in _KIND_VALUE:
+        return bool(_KIND_VALUE[answer_type].search(norm))
     if answer_type == COST:
         return bool(_COST_WORDS.search(norm)) or any(
             q.unit in MONEY_UNITS for q in extract_quantities(norm, already_nfkc=True)

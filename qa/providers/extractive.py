@@ -52,9 +52,11 @@ from verification.answer_types import (
     COST,
     COUNTER_PREFIX,
     DATE,
+    EMAIL,
     NAME,
     NUMBER,
     PAY,
+    PHONE,
     QUANTITY,
     STEPS,
     AskedPart,
@@ -88,7 +90,18 @@ _QUESTION_BIGRAMS = frozenset(phrase[i : i + 2] for phrase in _QUESTION_PHRASES 
 
 # Bonus for a sentence that carries the kind of answer the question asks for
 # (verification.answer_types defines both the question types and what carries them).
-_TYPE_BONUS = {DATE: 0.15, QUANTITY: 0.12, CONTACT: 0.12, NUMBER: 0.3, STEPS: 0.08, COST: 0.15, NAME: 0.15, PAY: 0.15}
+_TYPE_BONUS = {
+    DATE: 0.15,
+    QUANTITY: 0.12,
+    CONTACT: 0.12,
+    NUMBER: 0.3,
+    PHONE: 0.3,
+    EMAIL: 0.3,
+    STEPS: 0.08,
+    COST: 0.15,
+    NAME: 0.15,
+    PAY: 0.15,
+}
 UNIT_BONUS = 0.25
 # A sentence that only sends the reader elsewhere (「…を参照してください」) answers nothing by itself.
 # So does one that says what a document covers (「本規程は、…について定めます」).

@@ -11,8 +11,10 @@ from verification.answer_types import (
     CONTACT,
     COST,
     DATE,
+    EMAIL,
     NAME,
     NUMBER,
+    PHONE,
     PAY,
     QUANTITY,
     STEPS,
@@ -168,9 +170,31 @@ def test_a_two_part_question_answered_for_one_part_does_not_fit() -> None:
 
 
 def test_a_phone_number_question_is_answered_by_a_number_not_by_the_word_madoguchi() -> None:
-    assert NUMBER in asked_types("社外相談窓口の電話番号は？")
-    assert carries(NUMBER, "電話: 03-0000-2300（平日 9:00〜20:00）")
-    assert not carries(NUMBER, "社外窓口に寄せられた相談は、氏名を会社に伝えません。")
+    assert PHONE in asked_types("社外相談窓口の電話番号は？")
+    assert carries(PHONE, "電話: 03-0000-2300（平日 9:00〜20:00）")
+    assert not carries(PHONE, "社外窓口に寄せられた相談は、氏名を会社に伝えません。")
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("ITヘルプデスクの内線は？", PHONE),
+        ("What is the extension number of the IT helpdesk?", PHONE),
+        ("ヘルプデスクのメールアドレスを教えて", EMAIL),
+        ("What is the helpdesk's e-mail address?", EMAIL),
+    ],
+)
+def test_a_question_naming_a_kind_of_number_is_answered_only_by_a_number_of_that_kind(question: str, kind: str) -> None:
+    asked = asked_types(question)
+    assert kind in asked and NUMBER not in asked
+    extension, mail = "| 内線 | 2200 |", "| メール | helpdesk@example.co.jp |"
+    assert carries(kind, extension if kind == PHONE else mail)
+    assert not carries(kind, mail if kind == PHONE else extension)
+
+
+def test_a_question_naming_no_kind_of_number_takes_any() -> None:
+    assert NUMBER in asked_types("ヘルプデスクの番号は？")
+    assert carries(NUMBER, "| 内線 | 2200 |") and carries(NUMBER, "helpdesk@example.co.jp")
 
 
 @pytest.mark.parametrize(

@@ -590,3 +590,27 @@ def test_a_sentence_introducing_a_table_is_completed_by_the_row_holding_the_quan
     )
     assert not answer.abstained
     assert "勤続年数: 10年以上 / 休職期間: 1年6か月" in answer.text
+
+
+HELPDESK_TABLE = """| 項目 | 内容 |
+|---|---|
+| メール | helpdesk@example.co.jp |
+| 内線 | 2200 |
+| 外線 | 03-0000-9999 |
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "not_first"),
+    [
+        ("ITヘルプデスクの内線は？", "内線 / 内容: 2200", "helpdesk@"),
+        ("ヘルプデスクのメールアドレスを教えて", "helpdesk@example.co.jp", "2200"),
+    ],
+    ids=["extension", "e-mail"],
+)
+def test_a_question_naming_a_kind_of_number_is_answered_by_the_row_of_that_kind(question, first, not_first):
+    """An e-mail address is no answer to 「内線は？」, and an extension none to 「メールアドレスは？」."""
+    chunk = make_chunk(0, HELPDESK_TABLE, "it.md", section="ITヘルプデスク")
+    answer = ExtractiveProvider().generate(question, [chunk])
+    assert not answer.abstained
+    assert first in answer.blocks[0].text and not_first not in answer.blocks[0].text
