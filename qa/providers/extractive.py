@@ -211,6 +211,29 @@ def _without_open_bold(sentence: str) -> str:
     return sentence[:last] + sentence[last + 2 :]
 
 
+_MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_BARE_URL = re.compile(r"https?://\S+")
+_READ_THE_LINK = re.compile(r"\]\([^)]*\)\s*(を|で|に)?\s*(ご?確認|参照|ご覧|チェック|見て|お読み|読んで)")
+
+
+def _only_a_link(sentence: str) -> bool:
+    """Whether ``sentence`` sends the reader to a link rather than saying what is there, as 「…を参照」 does.
+
+    「任意拠出については [2024 ANW-gap pension guide](https://…)」: its own words are fewer than its link's;
+    「完全な詳細については[年金スキーム文書](…)を確認してください」: the link is what is to be read (確認, 参照, ご覧).
+    A table row is not judged (a cell may hold a link beside the answer).
+    """
+    if sentence.lstrip().startswith("|"):
+        return False
+    links = _MARKDOWN_LINK.findall(sentence)
+    if not links:
+        return False
+    if _READ_THE_LINK.search(sentence):
+        return True
+    own = re.sub(r"[\W_]+", "", _BARE_URL.sub("", _MARKDOWN_LINK.sub("", sentence)))
+    return len(own) < len(re.sub(r"[\W_]+", "", "".join(links)))
+
+
 def _fact_bonus(sentence: str, facts: list[str], units: list[frozenset[str]]) -> float:
     """How well ``sentence`` carries what the question asks for (``facts``: its types; ``units``: its quantities).
 
@@ -725,7 +748,7 @@ class ExtractiveProvider:
             lexical -= 0.3
         if len(sentence.text) < 6:
             score -= 0.2
-        if sentence.refers or _POINTER.search(sentence.text):
+        if sentence.refers or _POINTER.search(sentence.text) or _only_a_link(sentence.text):
             score -= POINTER_PENALTY
         if not query.asks_revision and _REVISION_LINE.search(sentence.text):
             score -= REVISION_PENALTY

@@ -9,7 +9,7 @@ import pytest
 
 from qa.providers.base import ABSTAIN_EN, ABSTAIN_JA
 from verification.grounding import ENGLISH_LEAD_IN
-from qa.providers.extractive import ExtractiveProvider, _Meanings, table_answer
+from qa.providers.extractive import ExtractiveProvider, _Meanings, _only_a_link, table_answer
 
 from .conftest import LEAVE_TEXT, make_chunk
 
@@ -614,3 +614,35 @@ def test_a_question_naming_a_kind_of_number_is_answered_by_the_row_of_that_kind(
     answer = ExtractiveProvider().generate(question, [chunk])
     assert not answer.abstained
     assert first in answer.blocks[0].text and not_first not in answer.blocks[0].text
+
+
+def test_a_sentence_that_is_only_a_link_loses_to_the_sentence_saying_what_is_there():
+    """「…については [ガイド](https://…)」 says where to read; the sentence after it says what the rule is."""
+    chunk = make_chunk(
+        0,
+        "年金の任意拠出については [年金の任意拠出ガイド 2024年版](https://example.com/pension-guide)。"
+        "任意拠出は、給与から毎月差し引かれます。",
+        "pension.md",
+        "年金",
+    )
+    answer = ExtractiveProvider().generate("年金の任意拠出について教えて", [chunk])
+    assert answer.blocks[0].text == "任意拠出は、給与から毎月差し引かれます。"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "pointer"),
+    [
+        ("任意拠出については [2024 ANW-gap pension guide](https://example.com/guide)", True),
+        ("完全な詳細については[年金スキーム文書](https://example.com/doc)を確認してください", True),
+        ("[ASR リソースフォルダ](https://example.com/folder)", True),
+        # The link names what the sentence is about, and the sentence says what of it.
+        (
+            "[Home Office Items](/handbook/office/) のうち、1 品あたり 1,000 米ドルを超えるものは退職時に返却します。",
+            False,
+        ),
+        ("| [Modern Health](https://example.com/mh) | 無料 | 年12回 |", False),  # a table's cell
+        ("有給休暇は入社6か月後に10日付与します。", False),
+    ],
+)
+def test_a_sentence_pointing_to_a_link_is_told_from_one_that_names_a_link(sentence, pointer):
+    assert _only_a_link(sentence) is pointer
