@@ -149,13 +149,16 @@ class HybridEngine:
         version_ids: list[int] | None = None,
         mode: Mode = "hybrid",
         dense_query: str | None = None,
+        keyword_query: str | None = None,
         keyword_ranks: bool = True,
     ) -> EngineResult:
         """Fused candidates for ``query`` (the expanded query), best first, each with its dense similarity.
 
         Both halves search ``query``, unless ``dense_query`` is given: then the dense half
         embeds that instead (and similarities are to it). ``keyword_ranks`` False: the
-        keyword half adds candidates but the dense half alone orders them (hybrid mode).
+        keyword half adds candidates but the dense half alone orders them (hybrid mode). ``keyword_query``
+        given, the keyword half searches that instead, and where it singles out passages
+        (qa.fusion.keyword_led) it leads the order as in a keyword-led fusion.
         ``version_ids`` None searches everything; an empty list finds nothing. Modes
         ``dense`` and ``keyword`` rank by one half alone.
         """
@@ -173,14 +176,16 @@ class HybridEngine:
         dense_future = _DENSE_HALF.submit(dense_half)
         try:
             with _timed(timings, "keyword"):
-                keyword_hits = [] if mode == "dense" else self._keyword_hits(query, version_ids)
+                keyword_hits = [] if mode == "dense" else self._keyword_hits(keyword_query or query, version_ids)
                 # Keyword-only candidates get their dense similarity too (scores and the relevance
                 # floor use it): their vectors are read while the dense half still runs.
                 vectors = self.dense.vectors([chunk_id for chunk_id, _ in keyword_hits])
         finally:
             dense_hits = dense_future.result()
         with _timed(timings, "fusion"):
-            fused = self._fuse(dense_hits, keyword_hits, mode, keyword_ranks=keyword_ranks)
+            fused = self._fuse(
+                dense_hits, keyword_hits, mode, keyword_ranks=keyword_ranks, keyword_leads=keyword_query is not None
+            )
             for c in fused:
                 if c.similarity is None:
                     vector = vectors.get(c.chunk_id)
@@ -219,10 +224,18 @@ class HybridEngine:
         mode: Mode,
         *,
         keyword_ranks: bool = True,
+        keyword_leads: bool = False,
     ) -> list[Candidate]:
         cfg = self.config
         if mode == "hybrid" and not keyword_ranks:
-            return score_fusion(dense_hits, keyword_hits, dense_weight=1.0, dense_weight_keyword_led=1.0)
+            led = cfg.dense_weight_keyword_led if keyword_leads else 1.0
+            return score_fusion(
+                dense_hits,
+                keyword_hits,
+                dense_weight=1.0,
+                dense_weight_keyword_led=led,
+                lead_ratio=cfg.keyword_lead_ratio,
+            )
         if mode != "hybrid":
             # One half alone: its own ranking (the other list is empty).
             return weighted_rrf(dense_hits, keyword_hits, k=cfg.rrf_k)

@@ -400,16 +400,18 @@ def _retrieve(
     expansion = expand_with_terms(expansion, [m.term for m in matches if m.via == "meaning"], keywords=False)
     timings = {"expansion": (time.perf_counter() - t0) * 1000}
     english = is_english(query) if english is None else english
-    # An English question is matched to Japanese passages by the multilingual model reading it whole; a guess
-    # per word (yearly → 年間, lose → 削除) blurs that reading, and so does a listed translation (hotel →
-    # 宿泊施設), so its dense half embeds the question with only its certain spellings (hotel → ホテル). Its keyword half reads the English words, which Japanese
-    # documents carry only incidentally (a screen's label, an English page): it adds candidates, the dense
-    # half orders them.
+    # An English question is matched to Japanese passages by the multilingual model reading it whole; a guess per
+    # word (yearly → 年間) blurs that reading, and so does a listed translation (hotel → 宿泊施設), so its dense half
+    # embeds the question with only its certain spellings (hotel → ホテル). Its keyword half searches the Japanese
+    # terms its words reached, which Japanese passages write, and leads where they single out passages; with none,
+    # the English words, which Japanese documents carry only by chance (a screen's label), just add candidates.
+    japanese = [term for term in expansion.added_keywords if not term.isascii()] if english else []
     result = live_engine(meaning=meaning).search(
         query=expansion.expanded_query,
         version_ids=version_ids,
         mode=mode,
         dense_query=sure_query if english else None,
+        keyword_query=" ".join(japanese) if japanese else None,
         keyword_ranks=not english,
     )
     timings.update(result.timings)

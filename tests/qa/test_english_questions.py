@@ -78,3 +78,39 @@ def test_an_english_question_naming_a_company_the_documents_write_is_answered(in
     answer = answer_question(user=employee, text="What is Aoba's hotel limit for business trips?").answer
     assert answer.response_type == "answer"
     assert "12,000円" in answer.answer_text
+
+
+EXPENSE_MANUAL = """# 経費精算マニュアル
+
+## 費目ごとの上限
+
+| 費目 | 主な内容 | 上限・条件 |
+|---|---|---|
+| 会議費 | 社内会議の飲み物・弁当 | 1人あたり1,500円以内 |
+| 交際費 | 取引先との会食・贈答 | 1人あたり8,000円以内。事前に部長の承認が必要 |
+"""
+
+# Pages about other limits per person: closer to the English question in the encoder's reading than the table.
+PER_PERSON_LIMITS = (
+    ("team_events.md", "# 懇親会\n\n## 費用\n部署の懇親会の会社負担は、参加者1人あたり3,000円までです。\n"),
+    ("trip.md", "# 社員旅行\n\n## 補助\n社員旅行の補助は、1人あたり年20,000円を上限とします。\n"),
+    ("training.md", "# 研修\n\n## 受講料\n外部研修の受講料は、1人あたり年10万円まで会社が負担します。\n"),
+    ("welfare.md", "# 福利厚生\n\n## 保養所\n保養所の利用は、1人あたり年4泊までです。\n"),
+    ("gifts.md", "# 慶弔\n\n## 祝い金\n結婚祝い金は、1人につき30,000円です。\n"),
+    ("meals.md", "# 食事\n\n## 残業食\n残業時の夕食代は、1人あたり1,000円まで精算できます。\n"),
+)
+
+
+def test_an_english_question_is_searched_by_the_japanese_terms_it_reaches(ingest, employee):
+    """ "entertaining clients" is the list's 交際費: the keyword half searches that term and ranks the page writing it,
+    which pages about other limits per person had pushed out of the hits when only the meaning ordered them."""
+    ingest(text=EXPENSE_MANUAL, filename="expenses.md")
+    for name, text in PER_PERSON_LIMITS:
+        ingest(text=text, filename=name)
+    question = "What is the per-person limit for entertaining clients?"
+    result = search(user=employee, query=question)
+    assert "交際費" in result.added_keywords
+    assert result.hits[0].filename == "expenses.md"
+    answer = answer_question(user=employee, text=question).answer
+    assert answer.response_type == "answer", answer.answer_text
+    assert "8,000円" in answer.answer_text
