@@ -124,6 +124,11 @@ def pack(matrix: np.ndarray) -> bytes:
     return np.asarray(matrix, dtype=np.float16).tobytes()
 
 
+def as_stored(matrix: np.ndarray) -> np.ndarray:
+    """``matrix`` rounded as :func:`pack` stores it, so that what is read back (:func:`unpack`) is equal to it."""
+    return np.asarray(matrix, dtype=np.float16).astype(np.float32)
+
+
 def unpack(data: bytes | memoryview | None, text: str) -> np.ndarray | None:
     """The stored matrix of a chunk, or None when absent or not matching its sentences (then recompute)."""
     if not data:
@@ -162,7 +167,10 @@ def vectors_for(
             else:
                 missing.append(i)
     if missing:
-        computed = embed_chunk_sentences([texts[i] for i in missing])
+        # At the precision they are stored in (float16): a chunk's sentences then score the same for the question that
+        # made them as for every later one that reads them back, and an answer near a bar does not depend on which
+        # came first, or on whether a busy database let the first one store them.
+        computed = [as_stored(m) for m in embed_chunk_sentences([texts[i] for i in missing])]
         with _cache_lock:
             for i, matrix in zip(missing, computed):
                 result[i] = matrix
