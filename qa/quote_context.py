@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ragportal.text import MARKDOWN_LINK
+
 ELLIPSIS = "…"
 
 # The stored context: at least this many characters each side of the quote...
@@ -31,7 +33,6 @@ _TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\
 _LINE_MARKER = re.compile(r"^\s*(?:(?:[-*+]|\d{1,9}[.)])\s+|>\s?)+")
 _LIST_MARKER_ONLY = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)]|>)\s*$")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"(\*\*|__|~~|`)(.+?)\1")
 
 
@@ -52,7 +53,7 @@ def _plain_line(line: str) -> str | None:
     if text.strip().startswith("|") or text.strip().endswith("|"):
         cells = [cell.strip() for cell in _CELL_SPLIT.split(text.strip().strip("|"))]
         text = " / ".join(cell for cell in cells if cell)
-    text = _LINK.sub(r"\1", text)
+    text = MARKDOWN_LINK.sub(r"\1", text)
     text = _EMPHASIS.sub(r"\2", text)
     return text.replace("\\|", "|")
 

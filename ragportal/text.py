@@ -176,6 +176,8 @@ _CITATION_RE = re.compile(
 # A Markdown table's row (a stripped line between pipes) and its rule under the header row (「|---|:--:|」).
 TABLE_ROW = re.compile(r"^\|.*\|$")
 TABLE_RULE = re.compile(r"^\|[\s:|-]+\|$")
+# An inline Markdown link or image, 「[text](target)」 or 「![alt](src)」; its group is the text shown.
+MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 
 
 def table_cells(row: str) -> tuple[str, ...]:

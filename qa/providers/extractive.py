@@ -43,7 +43,7 @@ from qa.providers.base import (
 )
 from qa.question import analyse_question
 from qa.types import AnswerBlock, Citation, ProviderAnswer, RetrievedChunk
-from ragportal.text import HIRAGANA, TABLE_ROW, TABLE_RULE, Line, fold, opened_line, table_cells
+from ragportal.text import HIRAGANA, MARKDOWN_LINK, TABLE_ROW, TABLE_RULE, Line, fold, opened_line, table_cells
 from ragportal.words import ENGLISH_STOP_WORDS, KANJI_INTERROGATIVES
 from verification.grounding import ENGLISH_LEAD_IN
 from verification.quantities import Quantity, extract_quantities, within_bounds
@@ -211,7 +211,6 @@ def _without_open_bold(sentence: str) -> str:
     return sentence[:last] + sentence[last + 2 :]
 
 
-_MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _BARE_URL = re.compile(r"https?://\S+")
 _READ_THE_LINK = re.compile(r"\]\([^)]*\)\s*(を|で|に)?\s*(ご?確認|参照|ご覧|チェック|見て|お読み|読んで)")
 
@@ -225,12 +224,12 @@ def _only_a_link(sentence: str) -> bool:
     """
     if sentence.lstrip().startswith("|"):
         return False
-    links = _MARKDOWN_LINK.findall(sentence)
+    links = MARKDOWN_LINK.findall(sentence)
     if not links:
         return False
     if _READ_THE_LINK.search(sentence):
         return True
-    own = re.sub(r"[\W_]+", "", _BARE_URL.sub("", _MARKDOWN_LINK.sub("", sentence)))
+    own = re.sub(r"[\W_]+", "", _BARE_URL.sub("", MARKDOWN_LINK.sub("", sentence)))
     return len(own) < len(re.sub(r"[\W_]+", "", "".join(links)))
 
 
