@@ -124,10 +124,18 @@ def recommends(text: str) -> bool:
     return bool(_RECOMMENDS.search(fold(text)))
 
 
+# English names a count's unit after what is counted: "how many paid leave days", "the number of overtime
+# hours". The words between are what is counted, never a verb or a function word: "how many times a year"
+# counts times, and "how many can I take per month" names no unit.
+_EN_BETWEEN = (
+    r"(?!(?:times|per|a|an|each|every|in|of|for|the|do|does|did|can|could|should|must|will|would|i|we|you|is|are)\b)"
+)
+_EN_COUNT = rf"\b(?:how many|number of)\s+(?:{_EN_BETWEEN}\S+\s+){{0,3}}"
+
 # Units a quantity question asks for (canonical units of verification.quantities), in question order.
 # 何時間 before 何時; 営業時間 and 何時から ask for clock times.
 _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
-    (re.compile(r"何時間|なんじかん|\bhow many hours\b"), frozenset({"hour", "minute"})),
+    (re.compile(rf"何時間|なんじかん|{_EN_COUNT}hours?\b"), frozenset({"hour", "minute"})),
     (
         re.compile(
             r"何時|なんじ|営業時間|時間帯|受付時間|\bwhat time\b|\b(opening|business|lunch|office|service) hours\b"
@@ -136,13 +144,13 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     ),
     (re.compile(r"何歳|なんさい|\bwhat age\b|\bhow old\b"), frozenset({"age"})),
     (
-        re.compile(r"何営業日|何日|なんにち|\bhow many days\b"),
+        re.compile(rf"何営業日|何日|なんにち|{_EN_COUNT}days?\b"),
         frozenset({"day", "business_day"}),
     ),
     # A day of the month is a calendar day: 「3営業日前」 counts days and names none.
     (re.compile(r"\b(what|which) day of the month\b"), frozenset({"day"})),
-    (re.compile(r"何ヶ月|何か月|何カ月|なんかげつ|\bhow many months\b"), frozenset({"month"})),
-    (re.compile(r"何年|なんねん"), frozenset({"year"})),
+    (re.compile(rf"何ヶ月|何か月|何カ月|なんかげつ|{_EN_COUNT}months?\b"), frozenset({"month"})),
+    (re.compile(rf"何年|なんねん|{_EN_COUNT}years?\b"), frozenset({"year"})),
     (re.compile(r"何回|なんかい|\bhow (many times|often)\b"), frozenset({"times"})),
     (re.compile(r"いくら|何円|金額|\bhow much\b"), MONEY_UNITS),
     (
@@ -151,15 +159,29 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
         ),
         frozenset({"percent"}),
     ),
-    (re.compile(r"何人|何名|なんにん|なんめい|\bhow many (people|persons)\b"), frozenset({"person"})),
+    (
+        re.compile(rf"何人|何名|なんにん|なんめい|{_EN_COUNT}(people|persons|employees|members|staff)\b"),
+        frozenset({"person"}),
+    ),
     (re.compile(r"何分|なんぷん"), frozenset({"minute"})),
-    (re.compile(r"何週"), frozenset({"week"})),
-    (re.compile(r"何泊"), frozenset({"night"})),
+    (re.compile(rf"何週|{_EN_COUNT}weeks?\b"), frozenset({"week"})),
+    (re.compile(rf"何泊|{_EN_COUNT}nights?\b"), frozenset({"night"})),
 )
+# "How long…?" asks for a length of time when nothing more precise is asked ("how many days" is).
+_EN_HOW_LONG = re.compile(r"\bhow long\b")
+_DURATION_UNITS = frozenset({"minute", "hour", "day", "business_day", "week", "month", "year"})
 
 
 # Counters the quantity parser has no unit for: 「何桁」 is answered by a number followed by 桁.
 _ASKED_COUNTER = re.compile(r"何(桁|文字|台|枚|個|件|冊|席|階|部屋|社|種類|ページ|キロ|km)")
+# The English for 何文字 / 何桁, and a password's length, which is counted in characters (a PIN's in digits).
+# The question may reach here with its known words already in Japanese ("the minimum パスワード length").
+_SECRET = r"(?:\b(?:password|passcode|pin)\b|パスワード|暗証番号)"
+_EN_COUNTER = re.compile(
+    rf"{_EN_COUNT}(?P<chars>characters?)\b|{_EN_COUNT}(?P<digits>digits?)\b|"
+    rf"{_SECRET}(?:'s)?\s*length\b|\blength of (?:the |a |my |your )?{_SECRET}|"
+    rf"\bhow long (?:is|are|must|should|can|does|do) (?:a |the |my |your )?{_SECRET}"
+)
 _COUNTER_SPELLINGS = {"キロ": ("キロ", "km"), "km": ("km", "キロ")}
 COUNTER_PREFIX = "counter:"
 
@@ -172,12 +194,18 @@ def asked_units(question: str) -> list[frozenset[str]]:
     for match in _ASKED_COUNTER.finditer(norm):
         taken.append((match.start(), match.end()))
         found.append((match.start(), frozenset({COUNTER_PREFIX + match.group(1)})))
+    for match in _EN_COUNTER.finditer(norm):
+        counters = ("文字",) if match.group("chars") else ("桁",) if match.group("digits") else ("文字", "桁")
+        taken.append((match.start(), match.end()))
+        found.append((match.start(), frozenset(COUNTER_PREFIX + c for c in counters)))
     for pattern, units in _ASKED_UNITS:
         for match in pattern.finditer(norm):
             if any(a < match.end() and match.start() < b for a, b in taken):
                 continue
             taken.append((match.start(), match.end()))
             found.append((match.start(), units))
+    if not found and (how_long := _EN_HOW_LONG.search(norm)):
+        found.append((how_long.start(), _DURATION_UNITS))
     return [units for _start, units in sorted(found, key=lambda item: item[0])]
 
 

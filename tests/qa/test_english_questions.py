@@ -114,3 +114,24 @@ def test_an_english_question_is_searched_by_the_japanese_terms_it_reaches(ingest
     answer = answer_question(user=employee, text=question).answer
     assert answer.response_type == "answer", answer.answer_text
     assert "8,000円" in answer.answer_text
+
+
+SECURITY = """# 情報セキュリティ規程
+
+## 第5条（パスワード）
+利用者は、次の基準を満たすパスワードを設定しなければならない。
+- 12文字以上とすること
+- 英大文字、英小文字、数字、記号のうち3種類以上を含むこと
+- 他のサービスで使用しているパスワードを使い回さないこと
+
+２　パスワードの定期的な変更は求めない。
+３　パスワードを10回連続して誤入力した場合、アカウントは30分間ロックされる。
+"""
+
+
+def test_an_english_question_about_a_password_length_is_answered_with_its_characters(ingest, employee):
+    # "length" of a password is counted in characters (文字): the rule's list item, not the lockout's 10回 and 30分.
+    ingest(text=SECURITY, filename="security.md")
+    answer = answer_question(user=employee, text="What is the minimum password length?").answer
+    assert answer.response_type == "answer"
+    assert "12文字以上" in answer.answer_text

@@ -210,6 +210,51 @@ def test_english_questions_ask_for_clock_times_ages_and_days(question: str, unit
     assert asked_units(question) == units
 
 
+@pytest.mark.parametrize(
+    ("question", "units"),
+    [
+        # What is counted stands between "how many" / "number of" and its unit.
+        (
+            "What is the maximum number of paid leave days I can hold?",
+            [frozenset({"day", "business_day"})],
+        ),
+        ("How many business days does a refund take?", [frozenset({"day", "business_day"})]),
+        ("How many overtime hours can I work?", [frozenset({"hour", "minute"})]),
+        ("How many years must I have worked here?", [frozenset({"year"})]),
+        ("How many nights can I stay?", [frozenset({"night"})]),
+        # ...but never a verb or a counted "times": these name no other unit.
+        ("How many times a year can I use it?", [frozenset({"times"})]),
+        ("How many can I take per month?", []),
+    ],
+)
+def test_english_counts_ask_for_the_unit_named_after_what_is_counted(
+    question: str, units: list[frozenset[str]]
+) -> None:
+    assert asked_units(question) == units
+
+
+def test_how_long_asks_for_a_length_of_time() -> None:
+    (duration,) = asked_units("How long is the probation period?")
+    assert carries_units(duration, "試用期間は入社日から3ヶ月です。")
+    assert carries_units(duration, "暑熱作業では1時間ごとに15分の休憩を与える。")
+    assert not carries_units(duration, "上限は1泊10,500円です。")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the minimum password length?",
+        "How long must a password be?",
+        "How many characters does my password need?",
+        "What is the minimum パスワード length?",  # its words already written as the documents write them
+    ],
+)
+def test_a_password_is_as_long_as_its_characters(question: str) -> None:
+    (length,) = asked_units(question)
+    assert carries_units(length, "12文字以上とすること")
+    assert not carries_units(length, "パスワードを10回連続して誤入力した場合、アカウントは30分間ロックされる。")
+
+
 def test_a_day_of_the_month_is_a_calendar_day_not_a_count_of_business_days() -> None:
     (day,) = asked_units("What day of the month is payday?")
     assert carries_units(day, "賃金は、毎月1日から末日までを計算期間とし、これを翌月25日に支払う。")
