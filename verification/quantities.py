@@ -50,6 +50,7 @@ _UNITS: list[tuple[str, str]] = [
     ("eur", "eur"),
     ("ポンド", "gbp"),
     ("gbp", "gbp"),
+    ("jpy", "yen"),
     ("パーセント", "percent"),
     ("%", "percent"),
     ("泊", "night"),
@@ -94,9 +95,14 @@ _QUALIFIERS = ("以上", "以下", "未満", "以内", "超", "前", "後")
 
 _NUMBER = rf"(?:\d+(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|[{_KANJI_NUMERALS}])+"
 _UNIT_ALT = "|".join(re.escape(u) for u, _ in _UNITS)
+# A currency's code is written before the amount as often as after it: 「USD 140」, 「EUR 24」, 「JPY 5,000」.
+_CURRENCY_CODES = {"usd": "usd", "eur": "eur", "gbp": "gbp", "jpy": "yen"}
+_CODE_ALT = "|".join(_CURRENCY_CODES)
+_CODE_INITIALS = "".join(sorted({code[0] for code in _CURRENCY_CODES}))
 # The look-ahead lets the engine skip positions that cannot start a number (5x faster).
 _QUANTITY_RE = re.compile(
-    rf"(?=[¥$€£0-9{_KANJI_NUMERALS}])(?P<yen>[¥$€£])?\s?(?P<num>{_NUMBER})"
+    rf"(?=[¥$€£0-9{_KANJI_NUMERALS}]|(?=[{_CODE_INITIALS}])(?:{_CODE_ALT})\s?\d)"
+    rf"(?:(?P<yen>[¥$€£])|(?<![a-z])(?P<code>{_CODE_ALT})(?=\s?\d))?\s?(?P<num>{_NUMBER})"
     rf"\s?(?P<unit>{_UNIT_ALT})?(?P<qual>{'|'.join(_QUALIFIERS)})?",
     re.IGNORECASE,
 )
@@ -166,12 +172,15 @@ def scan_quantities(normal: str) -> tuple[list[Quantity], str]:
         unit = _UNIT_OF.get(unit_text.lower(), "") if unit_text else ""
         if m.group("yen"):
             unit = _CURRENCY_SIGNS[m.group("yen")]
+        elif m.group("code"):
+            unit = _CURRENCY_CODES[m.group("code").lower()]
         has_digit = any(c.isdigit() for c in num)
         if not has_digit and unit not in _KANJI_SAFE_UNITS:
             continue
-        # 「10km」: a Latin unit ends the number's word, so the word must end after the unit.
+        # 「10km」: a Latin unit ends the number's word, so the word must end after the unit. A code before
+        # the number starts its word (「XUSD 5」 is a bare 5).
         end = m.end("unit") if unit_text.isascii() and unit_text else m.end("num")
-        if has_digit and _inside_latin_word(rest, m.start("num"), end):
+        if has_digit and _inside_latin_word(rest, m.start("code") if m.group("code") else m.start("num"), end):
             continue
         if not unit and _is_list_marker(rest, m.start("num"), m.end("num")):
             continue

@@ -262,7 +262,17 @@ def test_a_day_of_the_month_is_a_calendar_day_not_a_count_of_business_days() -> 
 
 
 @pytest.mark.parametrize(
-    "amount", ["1人あたり100ドル", "上限は300米ドル", "$125まで", "24 EUR", "€50", "£20", "15,000円"]
+    "amount",
+    [
+        "1人あたり100ドル",
+        "上限は300米ドル",
+        "$125まで",
+        "24 EUR",
+        "€50",
+        "£20",
+        "15,000円",
+        "| 一般 | USD 40 | USD 140 |",
+    ],
 )
 def test_how_much_is_answered_by_an_amount_in_any_currency(amount: str) -> None:
     """An international company's rules state amounts in dollars or euros: those answer 「いくら」 too."""

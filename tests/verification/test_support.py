@@ -81,6 +81,14 @@ def test_split_sentences_spans_are_offsets_into_the_text() -> None:
         ("片道12km", [(12, "km", "")]),
         ("10km以上15km未満", [(10, "km", "以上"), (15, "km", "未満")]),
         ("5kg以下", [(5, "kg", "以下")]),
+        # A currency's code before the amount, as an international company's tables write it, or after it.
+        ("| 一般 | USD 40 | USD 200 |", [(40, "usd", ""), (200, "usd", "")]),
+        ("EUR 24", [(24, "eur", "")]),
+        ("JPY 5,000以上", [(5000, "yen", "以上")]),
+        ("5,000 JPY", [(5000, "yen", "")]),
+        ("USD140", [(140, "usd", "")]),
+        # ...but not the end of another word: there the number is bare.
+        ("XUSD 5", [(5, "", "")]),
     ],
 )
 def test_extract_quantities(text: str, expected: list[tuple[float, str, str]]) -> None:
