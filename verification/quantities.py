@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import operator
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ragportal.text import nfkc
 
@@ -82,6 +82,8 @@ _UNITS: list[tuple[str, str]] = [
     ("week", "week"),
     ("hours", "hour"),
     ("hour", "hour"),
+    ("minutes", "minute"),
+    ("minute", "minute"),
     ("yen", "yen"),
 ]
 # Kanji numerals are words too (一般, 一時, 十分, 万一): read them as numbers only before these units.
@@ -191,7 +193,24 @@ def scan_quantities(normal: str) -> tuple[list[Quantity], str]:
         spans.append(m.span())
     for a, b in reversed(spans):
         rest = rest[:a] + " " + rest[b:]
-    return found, rest
+    return _ranges_shared(found, normal), rest
+
+
+# Between the two ends of a range: 「2〜3週間」, 「12～15時間」, 「2-3 days」, 「1万から2万円」.
+_RANGE_MARK = re.compile(r"\s*(?:[〜~\-–—]|から)\s*")
+
+
+def _ranges_shared(found: list[Quantity], normal: str) -> list[Quantity]:
+    """``found`` with the unit of a range's end given to its bare start: 「2〜3週間」 is 2 weeks to 3 weeks."""
+    ordered = sorted(range(len(found)), key=lambda i: found[i].start)
+    shared = list(found)
+    for i, j in zip(ordered, ordered[1:], strict=False):
+        start, end = found[i], found[j]
+        if start.unit or not end.unit or start.start < 0:
+            continue
+        if _RANGE_MARK.fullmatch(normal, start.start + len(start.text), end.start):
+            shared[i] = replace(start, unit=end.unit)
+    return shared
 
 
 def _inside_latin_word(text: str, start: int, end: int) -> bool:

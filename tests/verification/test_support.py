@@ -89,6 +89,12 @@ def test_split_sentences_spans_are_offsets_into_the_text() -> None:
         ("USD140", [(140, "usd", "")]),
         # ...but not the end of another word: there the number is bare.
         ("XUSD 5", [(5, "", "")]),
+        # A range's start has its end's unit; numbers joined by a hyphen alone stay bare.
+        ("2〜3週間", [(2, "week", ""), (3, "week", "")]),
+        ("1万から2万円", [(10000, "yen", ""), (20000, "yen", "")]),
+        ("2-3 days", [(2, "day", ""), (3, "day", "")]),
+        ("03-1234-5678", [(3, "", ""), (1234, "", ""), (5678, "", "")]),
+        ("30 minutes", [(30, "minute", "")]),
     ],
 )
 def test_extract_quantities(text: str, expected: list[tuple[float, str, str]]) -> None:
@@ -109,6 +115,9 @@ def test_extract_quantities(text: str, expected: list[tuple[float, str, str]]) -
         ("宿泊費の上限は1泊¥15,000です。", EXPENSE, True, "supported"),
         ("宿泊費の上限は1泊¥18,000です。", EXPENSE, False, "number_not_in_evidence"),
         ("5,000円以下の経費は上長の事前承認が必要です。", EXPENSE, False, "number_not_in_evidence"),
+        # A range said in other words: 「2〜3週間」 says 2 weeks as much as 3 weeks.
+        ("研修期間は2週間から3週間です。", "研修期間は2〜3週間です。", True, "supported"),
+        ("研修期間は2日から3週間です。", "研修期間は2〜3週間です。", False, "number_not_in_evidence"),
         # Names.
         ("申請は社内システム「経費くん」から行います。", ATTENDANCE, False, "quoted_term_not_in_evidence"),
         ("有給の申請はSlackから行います。", ATTENDANCE, False, "unknown_term"),
