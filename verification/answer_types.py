@@ -85,7 +85,12 @@ _CONTACT_WORDS = re.compile(
     r"「[^」]{2,}」\s*(?:から|で|に|へ|の)"
 )
 # A telephone or extension number (「内線: 2300」, a table's 「| 内線 | 2300 |」), an e-mail address, a URL or host name.
-_PHONE_VALUE = r"\d{2,4}-\d{2,4}-\d{3,4}|内線[:：\s|]*\d{3,}"
+# Telephone numbers as written in Japan and abroad: 03-1234-5678, 03(1234)5678, (03) 1234-5678, (215) 689-3885,
+# +81-3-1234-5678, +1 215 942 8226, +31-(0)70-8888 500.
+_PHONE_VALUE = (
+    r"\d{2,4}-\d{2,4}-\d{3,4}|\d{2,4}\(\d{2,4}\)\d{3,4}|\(\d{2,5}\)\s?\d{2,4}-\d{3,4}|"
+    r"\+\d{1,3}[-\s]?(?:\(0\)[-\s]?)?\d{1,4}(?:[-\s]\d{2,4}){1,3}|内線[:：\s|]*\d{3,}"
+)
 _EMAIL_VALUE = r"[\w.+-]+@[\w-]+\.[\w.]+"
 _NUMBER_VALUE = re.compile(rf"{_PHONE_VALUE}|{_EMAIL_VALUE}|https?://|[a-z0-9-]+\.[a-z0-9-]+\.[a-z]{{2,}}")
 # A number of one kind: what a question naming that kind asks for (「内線は？」 is not answered by an e-mail address).

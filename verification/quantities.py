@@ -110,15 +110,22 @@ _QUANTITY_RE = re.compile(
 )
 # Dates, clock times and 半年, read before plain numbers (one pass; the first alternative wins;
 # the look-ahead lets the engine skip positions that cannot start one).
+# Ratios, as percentages: 「3割」, 「2割5分」 (25%, not 5 minutes), 「3分の1」 and 「二分の一」 (not 3 or 2 minutes), 「半額」.
+_RATIO_DIGIT = "[0-9一二三四五六七八九]"
+_RATIO_NUMBER = r"\d+(?:\.\d+)?|[一二三四五六七八九十]+"
+_RATIO_QUALIFIER = r"(?P<rq>以上|以下|未満|以内|超)?"
 _SPECIAL_RE = re.compile(
-    r"(?=[0-9半])(?:"
+    r"(?=[0-9半一二三四五六七八九十])(?:"
     r"(?P<date>(?<!\d)(?P<y>\d{4})[/\-.](?P<mo>\d{1,2})[/\-.](?P<d>\d{1,2})(?!\d))"
     r"|(?P<clock>(?<![\d:])(?P<h>\d{1,2})[:：](?P<mi>\d{2})(?![\d:]))"
     r"|(?P<clock_ja>(?<!\d)(?P<hj>\d{1,2})時(?!間)(?:(?P<mj>\d{1,2})分|(?P<half>半))?)"
-    r"|(?P<half_year>半年(?:間)?(?P<hq>後|前|以内|以上)?))"
+    r"|(?P<half_year>半年(?:間)?(?P<hq>後|前|以内|以上)?)"
+    rf"|(?P<wari>(?<![0-9.])(?P<wn>{_RATIO_NUMBER})割(?:(?P<bu>{_RATIO_DIGIT})分)?(?:(?P<rin>{_RATIO_DIGIT})厘)?)"
+    rf"|(?P<fraction>(?<![0-9.])(?P<den>{_RATIO_NUMBER})分の(?P<numer>{_RATIO_NUMBER}))"
+    r"|(?P<half_price>半額))" + _RATIO_QUALIFIER
 )
 _UNIT_OF = dict(_UNITS)
-_MAY_HAVE_NUMBER_RE = re.compile(rf"[0-9{_KANJI_NUMERALS}]|半年")
+_MAY_HAVE_NUMBER_RE = re.compile(rf"[0-9{_KANJI_NUMERALS}]|半年|半額")
 
 
 # A bound's qualifier → whether a value lies within the bound: (value, bound) → bool.
@@ -163,8 +170,12 @@ def scan_quantities(normal: str) -> tuple[list[Quantity], str]:
         elif m.group("clock_ja"):
             minutes = 30 if m.group("half") else int(m.group("mj") or 0)
             found.append(Quantity(float(int(m.group("hj")) * 60 + minutes), "clock", "", text, at))
-        else:
+        elif m.group("half_year"):
             found.append(Quantity(6.0, "month", m.group("hq") or "", text, at))
+        elif (percent := _ratio_percent(m)) is not None:
+            found.append(Quantity(percent, "percent", m.group("rq") or "", text, at))
+        else:
+            return text  # a ratio of numbers it cannot read: left to the plain reading
         return " " * len(text)
 
     rest = _SPECIAL_RE.sub(special, normal)
@@ -211,6 +222,23 @@ def _ranges_shared(found: list[Quantity], normal: str) -> list[Quantity]:
         if _RANGE_MARK.fullmatch(normal, start.start + len(start.text), end.start):
             shared[i] = replace(start, unit=end.unit)
     return shared
+
+
+def _ratio_percent(m: re.Match[str]) -> float | None:
+    """The percentage a ratio match of :data:`_SPECIAL_RE` states (2割5分 → 25, 3分の1 → 33.3333, 半額 → 50)."""
+    if m.group("half_price"):
+        return 50.0
+    if m.group("wari"):
+        tenths, hundredths, thousandths = (
+            _parse_number(m.group(g)) if m.group(g) else 0.0 for g in ("wn", "bu", "rin")
+        )
+        if tenths is None or hundredths is None or thousandths is None:
+            return None
+        return tenths * 10 + hundredths + thousandths / 10
+    denominator, numerator = _parse_number(m.group("den")), _parse_number(m.group("numer"))
+    if not denominator or numerator is None:
+        return None
+    return round(numerator / denominator * 100, 4)
 
 
 def _inside_latin_word(text: str, start: int, end: int) -> bool:

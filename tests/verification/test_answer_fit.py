@@ -192,6 +192,28 @@ def test_a_question_naming_a_kind_of_number_is_answered_only_by_a_number_of_that
     assert not carries(kind, mail if kind == PHONE else extension)
 
 
+@pytest.mark.parametrize(
+    "number",
+    [
+        "03(1234)5678",
+        "(03) 1234-5678",
+        "電話: (215) 689-3885",
+        "+81-3-1234-5678",
+        "+1 215 942 8226",
+        "+31-(0)70-8888 500",
+    ],
+)
+def test_a_telephone_number_is_one_however_it_is_written(number: str) -> None:
+    assert carries(PHONE, f"ホットライン: {number}（24時間）")
+
+
+@pytest.mark.parametrize(
+    "text", ["2024-04-01 から", "受付 10:00-18:00", "(1) 申請書を出す", "1-2日で届きます", "第3条(2)"]
+)
+def test_dates_times_and_list_numbers_are_not_telephone_numbers(text: str) -> None:
+    assert not carries(PHONE, text)
+
+
 def test_a_question_naming_no_kind_of_number_takes_any() -> None:
     assert NUMBER in asked_types("ヘルプデスクの番号は？")
     assert carries(NUMBER, "| 内線 | 2200 |") and carries(NUMBER, "helpdesk@example.co.jp")
@@ -253,6 +275,15 @@ def test_a_password_is_as_long_as_its_characters(question: str) -> None:
     (length,) = asked_units(question)
     assert carries_units(length, "12文字以上とすること")
     assert not carries_units(length, "パスワードを10回連続して誤入力した場合、アカウントは30分間ロックされる。")
+
+
+def test_how_many_tenths_is_answered_by_a_ratio_however_it_is_written() -> None:
+    (percent,) = asked_units("残業代って何割増しになるの？")
+    assert carries_units(percent, "時間外労働には2割5分以上の割増賃金を支払う。")
+    assert carries_units(percent, "深夜労働は25%増しとする。")
+    assert not carries_units(percent, "休憩は30分とする。")
+    (minutes,) = asked_units("休憩は何分？")
+    assert not carries_units(minutes, "修理費の2分の1を負担する。")
 
 
 def test_a_day_of_the_month_is_a_calendar_day_not_a_count_of_business_days() -> None:

@@ -95,6 +95,13 @@ def test_split_sentences_spans_are_offsets_into_the_text() -> None:
         ("2-3 days", [(2, "day", ""), (3, "day", "")]),
         ("03-1234-5678", [(3, "", ""), (1234, "", ""), (5678, "", "")]),
         ("30 minutes", [(30, "minute", "")]),
+        # Ratios are percentages: 「2割5分」 is 25%, not 2 and 5 minutes; 「3分の1」 is a third, not 3 minutes.
+        ("2割5分以上", [(25, "percent", "以上")]),
+        ("3割", [(30, "percent", "")]),
+        ("2分の1", [(50, "percent", "")]),
+        ("三分の一", [(33.3333, "percent", "")]),
+        ("前項の半額", [(50, "percent", "")]),
+        ("30分の休憩", [(30, "minute", "")]),
     ],
 )
 def test_extract_quantities(text: str, expected: list[tuple[float, str, str]]) -> None:
@@ -115,6 +122,14 @@ def test_extract_quantities(text: str, expected: list[tuple[float, str, str]]) -
         ("宿泊費の上限は1泊¥15,000です。", EXPENSE, True, "supported"),
         ("宿泊費の上限は1泊¥18,000です。", EXPENSE, False, "number_not_in_evidence"),
         ("5,000円以下の経費は上長の事前承認が必要です。", EXPENSE, False, "number_not_in_evidence"),
+        # A ratio said in other words: 「2分の1」 is 50%.
+        ("修理費の50%を本人が負担します。", "修理費の2分の1を本人に負担していただきます。", True, "supported"),
+        (
+            "修理費の3分の1を本人が負担します。",
+            "修理費の2分の1を本人に負担していただきます。",
+            False,
+            "number_not_in_evidence",
+        ),
         # A range said in other words: 「2〜3週間」 says 2 weeks as much as 3 weeks.
         ("研修期間は2週間から3週間です。", "研修期間は2〜3週間です。", True, "supported"),
         ("研修期間は2日から3週間です。", "研修期間は2〜3週間です。", False, "number_not_in_evidence"),
