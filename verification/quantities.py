@@ -120,6 +120,8 @@ _SPECIAL_RE = re.compile(
     r"|(?P<clock>(?<![\d:])(?P<h>\d{1,2})[:：](?P<mi>\d{2})(?![\d:]))"
     r"|(?P<clock_ja>(?<!\d)(?P<hj>\d{1,2})時(?!間)(?:(?P<mj>\d{1,2})分|(?P<half>半))?)"
     r"|(?P<half_year>半年(?:間)?(?P<hq>後|前|以内|以上)?)"
+    # 「2年半」 and 「1時間半」 as the documents also write them: 2年6ヶ月, 1時間30分.
+    r"|(?P<and_half>(?<![0-9.])(?P<whole>\d+)(?P<half_of>年|時間)半(?![期年額分]))"
     rf"|(?P<wari>(?<![0-9.])(?P<wn>{_RATIO_NUMBER})割(?:(?P<bu>{_RATIO_DIGIT})分)?(?:(?P<rin>{_RATIO_DIGIT})厘)?)"
     rf"|(?P<fraction>(?<![0-9.])(?P<den>{_RATIO_NUMBER})分の(?P<numer>{_RATIO_NUMBER}))"
     r"|(?P<half_price>半額))" + _RATIO_QUALIFIER
@@ -172,6 +174,10 @@ def scan_quantities(normal: str) -> tuple[list[Quantity], str]:
             found.append(Quantity(float(int(m.group("hj")) * 60 + minutes), "clock", "", text, at))
         elif m.group("half_year"):
             found.append(Quantity(6.0, "month", m.group("hq") or "", text, at))
+        elif m.group("and_half"):
+            whole, year = float(m.group("whole")), m.group("half_of") == "年"
+            found.append(Quantity(whole, "year" if year else "hour", "", text, at))
+            found.append(Quantity(6.0 if year else 30.0, "month" if year else "minute", "", text, at))
         elif (percent := _ratio_percent(m)) is not None:
             found.append(Quantity(percent, "percent", m.group("rq") or "", text, at))
         else:

@@ -102,6 +102,10 @@ def test_split_sentences_spans_are_offsets_into_the_text() -> None:
         ("三分の一", [(33.3333, "percent", "")]),
         ("前項の半額", [(50, "percent", "")]),
         ("30分の休憩", [(30, "minute", "")]),
+        # 「2年半」 is 2 years and 6 months, 「1時間半」 an hour and 30 minutes; 「上半期」 is no number.
+        ("勤続2年半", [(2, "year", ""), (6, "month", "")]),
+        ("1時間半の休憩", [(1, "hour", ""), (30, "minute", "")]),
+        ("上半期", []),
     ],
 )
 def test_extract_quantities(text: str, expected: list[tuple[float, str, str]]) -> None:
@@ -130,6 +134,8 @@ def test_extract_quantities(text: str, expected: list[tuple[float, str, str]]) -
             False,
             "number_not_in_evidence",
         ),
+        # A duration said in other words: 「2年半」 is 2年6ヶ月.
+        ("勤続2年6ヶ月で12日付与されます。", "勤続2年半で12日付与されます。", True, "supported"),
         # A range said in other words: 「2〜3週間」 says 2 weeks as much as 3 weeks.
         ("研修期間は2週間から3週間です。", "研修期間は2〜3週間です。", True, "supported"),
         ("研修期間は2日から3週間です。", "研修期間は2〜3週間です。", False, "number_not_in_evidence"),
