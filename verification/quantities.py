@@ -108,9 +108,10 @@ _QUANTITY_RE = re.compile(
     rf"\s?(?P<unit>{_UNIT_ALT})?(?P<qual>{'|'.join(_QUALIFIERS)})?",
     re.IGNORECASE,
 )
-# Dates, clock times and 半年, read before plain numbers (one pass; the first alternative wins;
-# the look-ahead lets the engine skip positions that cannot start one).
-# Ratios, as percentages: 「3割」, 「2割5分」 (25%, not 5 minutes), 「3分の1」 and 「二分の一」 (not 3 or 2 minutes), 「半額」.
+# Dates, clock times, 半年, 2年半 and ratios, read before plain numbers (one pass; the first alternative wins;
+# the look-ahead lets the engine skip positions that cannot start one). Ratios are percentages: 「3割」,
+# 「2割5分」 (25%, not 5 minutes), 「3分の1」 and 「二分の一」 (not 3 or 2 minutes), 「半額」; only they read the
+# bound after them (「2割5分以上」).
 _RATIO_DIGIT = "[0-9一二三四五六七八九]"
 _RATIO_NUMBER = r"\d+(?:\.\d+)?|[一二三四五六七八九十]+"
 _RATIO_QUALIFIER = r"(?P<rq>以上|以下|未満|以内|超)?"
