@@ -114,7 +114,10 @@ _QUANTITY_RE = re.compile(
 # bound after them (「2割5分以上」).
 _RATIO_DIGIT = "[0-9一二三四五六七八九]"
 _RATIO_NUMBER = r"\d+(?:\.\d+)?|[一二三四五六七八九十]+"
-_RATIO_QUALIFIER = r"(?P<rq>以上|以下|未満|以内|超)?"
+# A bound's qualifier → whether a value lies within the bound: (value, bound) → bool.
+_BOUNDS = {"以上": operator.ge, "超": operator.gt, "未満": operator.lt, "以下": operator.le, "以内": operator.le}
+# A ratio reads the bound after it (「2割5分以上」): one of those qualifiers.
+_RATIO_QUALIFIER = rf"(?P<rq>{'|'.join(_BOUNDS)})?"
 _SPECIAL_RE = re.compile(
     r"(?=[0-9半一二三四五六七八九十])(?:"
     r"(?P<date>(?<!\d)(?P<y>\d{4})[/\-.](?P<mo>\d{1,2})[/\-.](?P<d>\d{1,2})(?!\d))"
@@ -129,10 +132,6 @@ _SPECIAL_RE = re.compile(
 )
 _UNIT_OF = dict(_UNITS)
 _MAY_HAVE_NUMBER_RE = re.compile(rf"[0-9{_KANJI_NUMERALS}]|半年|半額")
-
-
-# A bound's qualifier → whether a value lies within the bound: (value, bound) → bool.
-_BOUNDS = {"以上": operator.ge, "超": operator.gt, "未満": operator.lt, "以下": operator.le, "以内": operator.le}
 
 
 @dataclass(frozen=True)
