@@ -941,13 +941,18 @@ class ExtractiveProvider:
                     if c not in chosen
                     and carries_units(asked, c.text)
                     and c.score >= 0.5 * best.score
-                    # In the best sentence's own chunk any shared word will do; elsewhere it must pass,
-                    # and come from the same document (a clock time of another policy answers nothing).
+                    # In the best sentence's own chunk any shared word will do; elsewhere it must pass (a list
+                    # item: or be close in meaning read with the sentence leading into its list, 「国際：少なくとも
+                    # 21日前」 under 「…以下のタイミングで予約します」), and come from the same document (a clock
+                    # time of another policy answers nothing).
                     and (
                         (c.chunk_index == best.chunk_index and c.lexical > 0)
                         or (
                             _same_document(documents, c.chunk_index, best.chunk_index)
-                            and self._passes(c, threshold, english=english)
+                            and (
+                                self._passes(c, threshold, english=english)
+                                or (not english and self._close_in_meaning(c, with_parent=True))
+                            )
                         )
                     )
                 ),

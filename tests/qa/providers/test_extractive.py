@@ -646,3 +646,29 @@ def test_a_sentence_that_is_only_a_link_loses_to_the_sentence_saying_what_is_the
 )
 def test_a_sentence_pointing_to_a_link_is_told_from_one_that_names_a_link(sentence, pointer):
     assert _only_a_link(sentence) is pointer
+
+
+def test_a_list_item_of_the_same_document_completes_a_best_sentence_that_states_no_asked_unit():
+    """The first passage matches 国際線 and states only hours; the same document's booking list states the
+    days asked for, in an item that answers only as read with the sentence leading into its list: it is
+    quoted too, not left out for sharing few words with the question."""
+    flights = make_chunk(
+        0,
+        "連続飛行時間が5時間を超える国際線の場合、チームメンバーは標準エコノミーの次のクラスを予約できます。",
+        "travel.md",
+        "国際線",
+    )
+    booking = make_chunk(
+        1,
+        "出張者は理想的には以下のタイミングで予約します。\n- 国内：少なくとも14日前\n- 国際：少なくとも21日前",
+        "travel.md",
+        "事前購入",
+    )
+    answer = ExtractiveProvider().generate("国際線の飛行機は出発の何日前までに予約する？", [flights, booking])
+    assert "国際：少なくとも21日前" in answer.text
+    # Another document's list is no part of this rule.
+    other = replace(booking, filename="visas.md", document_id=99)
+    assert (
+        "21日前"
+        not in ExtractiveProvider().generate("国際線の飛行機は出発の何日前までに予約する？", [flights, other]).text
+    )
