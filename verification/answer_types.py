@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ragportal.text import KANJI_IDEOGRAPHS, KATAKANA, MIDDLE_DOT, fold, is_english
 from ragportal.words import INTERROGATIVES, QUESTION_ENDINGS, REQUESTS, alternation
-from verification.quantities import MONEY_UNITS, extract_quantities
+from verification.quantities import CALENDAR_YEAR, MONEY_UNITS, extract_quantities
 
 DATE = "date"
 QUANTITY = "quantity"
@@ -155,6 +155,8 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     # A day of the month is a calendar day: 「3営業日前」 counts days and names none.
     (re.compile(r"\b(what|which) day of the month\b"), frozenset({"day"})),
     (re.compile(rf"何ヶ月|何か月|何カ月|なんかげつ|{_EN_COUNT}months?\b"), frozenset({"month"})),
+    # 「何年に」, 「何年度」 and "which year" ask for a year of the calendar (2024年); other 何年 count years.
+    (re.compile(r"何年(?:に|度)|なんねん(?:に|ど)|\b(what|which) year\b"), frozenset({CALENDAR_YEAR})),
     (re.compile(rf"何年|なんねん|{_EN_COUNT}years?\b"), frozenset({"year"})),
     (re.compile(r"何回|なんかい|\bhow (many times|often)\b"), frozenset({"times"})),
     (re.compile(r"いくら|何円|金額|\bhow much\b"), MONEY_UNITS),
@@ -364,7 +366,7 @@ def carries(answer_type: str, text: str) -> bool:
     norm = fold(text)
     if answer_type == DATE:
         return bool(_DEADLINE_WORDS.search(norm)) or any(
-            q.unit in {"day", "month", "business_day", "week", "month_of_year", "year", "clock"}
+            q.unit in {"day", "month", "business_day", "week", "month_of_year", "year", CALENDAR_YEAR, "clock"}
             for q in extract_quantities(norm, already_nfkc=True)
         )
     if answer_type == QUANTITY:

@@ -131,6 +131,10 @@ _SPECIAL_RE = re.compile(
     r"|(?P<half_price>半額))" + _RATIO_QUALIFIER
 )
 _UNIT_OF = dict(_UNITS)
+# 「2024年」, 「2026年度」 name a year of the calendar, not a length of 2,024 years: the unit 「何年に」 asks for,
+# not the one 「何年勤めたら」 or "how long" do. 「2000年間」 is a length.
+CALENDAR_YEAR = "calendar_year"
+_CALENDAR_YEAR = re.compile(r"(?:19|20)\d{2}")
 _MAY_HAVE_NUMBER_RE = re.compile(rf"[0-9{_KANJI_NUMERALS}]|半年|半額")
 
 
@@ -164,7 +168,7 @@ def scan_quantities(normal: str) -> tuple[list[Quantity], str]:
     def special(m: re.Match[str]) -> str:
         text, at = m.group(0), m.start()
         if m.group("date"):
-            found.append(Quantity(float(m.group("y")), "year", "", text, at))
+            found.append(Quantity(float(m.group("y")), CALENDAR_YEAR, "", text, at))
             found.append(Quantity(float(m.group("mo")), "month_of_year", "", text, at))
             found.append(Quantity(float(m.group("d")), "day", "", text, at))
         elif m.group("clock"):
@@ -206,6 +210,8 @@ def scan_quantities(normal: str) -> tuple[list[Quantity], str]:
         value = _parse_number(num)
         if value is None:
             continue
+        if unit == "year" and unit_text != "年間" and _CALENDAR_YEAR.fullmatch(num):
+            unit = CALENDAR_YEAR
         found.append(Quantity(value, unit, m.group("qual") or "", m.group(0).strip(), m.start()))
         spans.append(m.span())
     for a, b in reversed(spans):

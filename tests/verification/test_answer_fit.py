@@ -262,6 +262,21 @@ def test_how_long_asks_for_a_length_of_time() -> None:
     assert not carries_units(duration, "上限は1泊10,500円です。")
 
 
+def test_a_year_of_the_calendar_is_no_length_of_time() -> None:
+    """「1996 年の…法」 and 「2015 年 5 月 1 日以降」 name years of the calendar: they do not answer how long, or 何年
+    a count of years asks for; 「何年に」 and "which year" ask for one."""
+    (duration,) = asked_units("In Japan, how long must my employment be expected to last?")
+    assert not carries_units(duration, "1996 年の Health Insurance Portability and Accountability Act に基づく。")
+    assert carries_units(duration, "31 日以上の雇用予定")
+    (years,) = asked_units("年金を満額もらうには何年くらい払い込まないといけない？")
+    assert not carries_units(years, "2015 年 5 月 1 日以降、民間医療保険に初めて加入した場合")
+    assert carries_units(years, "全額給付には 25 年以上の拠出が必要")
+    for question in ("この制度は何年に始まった？", "Which year did the plan start?", "何年度から適用？"):
+        (calendar,) = asked_units(question)
+        assert carries_units(calendar, "この制度は2019年4月に始まりました。")
+        assert not carries_units(calendar, "勤続3年以上の社員が対象です。")
+
+
 @pytest.mark.parametrize(
     "question",
     [

@@ -67,7 +67,13 @@ def test_split_sentences_spans_are_offsets_into_the_text() -> None:
         ("9時半", [(570, "clock", "")]),
         ("1時間", [(1, "hour", "")]),
         ("内線: 1234", [(1234, "", "")]),
-        ("2024/4/1", [(2024, "year", ""), (4, "month_of_year", ""), (1, "day", "")]),
+        ("2024/4/1", [(2024, "calendar_year", ""), (4, "month_of_year", ""), (1, "day", "")]),
+        # A year of the calendar (four digits, 19xx or 20xx, before 年 or 年度) is not a length of so many years.
+        ("2026年度", [(2026, "calendar_year", "")]),
+        ("1996 年の法律", [(1996, "calendar_year", "")]),
+        ("勤続20年以上", [(20, "year", "以上")]),
+        ("2,000年", [(2000, "year", "")]),
+        ("2000年間", [(2000, "year", "")]),
         ("10 days", [(10, "day", "")]),
         # Kanji numerals inside words are not numbers; neither are digits inside Latin names.
         ("十分に", []),
