@@ -173,6 +173,20 @@ def says_when(word: str) -> bool:
     return len(morphemes) == 1 and morphemes[0].part_of_speech()[2] == _ADVERBIAL and word[:1] in _RELATIVE_TIME
 
 
+def inflected_starts(text: str) -> set[int]:
+    """The offsets in ``text`` (folded, one line) where a verb or adjective written with kanji starts.
+
+    Typed casually, a particle is often left out and a noun runs into the verb after it:
+    「会社辞めたい」 is 会社 (を) 辞めたい, and 辞 starts a verb, not part of a compound 会社辞.
+    """
+    starts, at = set(), 0
+    for m in _tokenizer().tokenize(text[:MAX_LINE_CHARS]):
+        if m.part_of_speech()[0] in _HELPERS and has_kanji(m.surface()):
+            starts.add(at)
+        at += len(m.surface())
+    return starts
+
+
 def grammar_spans(text: str) -> tuple[set[int], set[int], set[int]]:
     """Where ``text`` (folded, one line) has its words, read in context by the analyser.
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from documents.vocabulary import says_when
+from documents.vocabulary import inflected_starts, says_when
 from qa.ambiguity import content_terms, is_facet, is_short
 from ragportal.text import KANJI_IDEOGRAPHS, KATAKANA, MIDDLE_DOT, fold, is_english, spelled_out
 from verification.answer_types import AskedPart, AskedQuestion, asks_recommendation, own_parts, question_parts
@@ -126,4 +126,15 @@ def subject_words(text: str) -> tuple[str, ...]:
     A time counted from now (「今年は有給何日？」) says when, not what the question is about: not a subject word.
     """
     match = SUBJECT.search(fold(text))
-    return tuple(w for w in SUBJECT_WORD.findall(match.group(1)) if not says_when(w)) if match else ()
+    if not match:
+        return ()
+    subject = match.group(1)
+    # A word ends where a verb starts (「会社辞めたいときって」: 会社, then 辞めたい), a particle left out between them.
+    verbs = inflected_starts(subject)
+    words = []
+    for found in SUBJECT_WORD.finditer(subject):
+        end = min((at for at in verbs if found.start() < at < found.end()), default=found.end())
+        word = subject[found.start() : end]
+        if len(word) >= 2 and not says_when(word):
+            words.append(word)
+    return tuple(words)

@@ -39,6 +39,18 @@ def test_the_subject_is_judged_by_its_head_and_the_specific_words_before_it() ->
     assert not unknown_subject("退職後の駐車場代は精算できますか？", [TRAVEL], common=lambda word: True)
 
 
+def test_a_noun_typed_straight_into_its_verb_ends_where_the_verb_starts() -> None:
+    """Typed casually, 「会社辞めたいときって」 leaves out the を: the subject's word is 会社, not 会社辞, which no
+    document writes; a subject the documents do not mention is still one."""
+    resignation = replace(
+        TRAVEL, text="退職を希望する者は、退職予定日の30日前までに退職届を提出すること。会社の貸与品は返却する。"
+    )
+    assert analyse_question("会社辞めたいときって、何日前までに言わなきゃいけないの？").subject_terms == ("会社",)
+    assert not unknown_subject("会社辞めたいときって、何日前までに言わなきゃいけないの？", [resignation])
+    assert analyse_question("残業代払われないって本当？").subject_terms == ("残業代",)
+    assert unknown_subject("退職金もらえないって本当？", [resignation])
+
+
 SCHEDULE = replace(
     TRAVEL,
     section="出張旅費規程 > 1. 出張の申請",
