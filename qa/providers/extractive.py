@@ -832,7 +832,7 @@ class ExtractiveProvider:
             chosen += _answer_after(candidates, best)[: limit - 1]
         elif limit > 1 and (item := _best_item_under(candidates, best, facts, units, first=first)) is not None:
             # A sentence leading into a list (「…次のタイミングで予約します。」) is completed by its best item.
-            chosen = [best, item]
+            chosen = [best, *_completing(candidates, best, item, part, first=first)]
         elif limit > 1 and (
             _needs_context(best.text, part.text)
             or (best.parent >= 0 and not self._passes(best, threshold, english=english))
@@ -1131,6 +1131,12 @@ _ASKS_TABLE = re.compile(
     r"どう(増え|変わ|違|決ま|なって)|ごとに|別に|一覧|早見|表で|\bhow does .* (change|increase|vary)\b|\btable\b"
 )
 TABLE_LOOKAHEAD = 5
+# A question asking which cases, kinds or things (「どのような場合に使える？」, 「どんな手当がある？」, "what kinds of
+# leave…") is answered by a whole list, at most this many of its items.
+_ASKS_KINDS = re.compile(
+    r"どのよう|どんな|どういう|どうゆう|何が|なにが|\bwhat (kinds?|types?|sorts?|cases?)\b|\bin which cases\b"
+)
+LIST_MAX_ITEMS = 5
 _INTRODUCES_TABLE = re.compile(r"次の|以下の|下表|次のとおり|のとおり[。です]")
 # A sentence that a list below it continues: it announces what follows, or ends in a colon.
 _INTRODUCES_LIST = re.compile(_INTRODUCES_TABLE.pattern + r"|[:：]\**$|\bfollowing\b")
@@ -1235,6 +1241,19 @@ def _best_item_under(
     if first:
         return min(items, key=lambda c: c.start, default=None)
     return items[0] if items else None
+
+
+def _completing(
+    candidates: list[_Candidate], lead: _Candidate, item: _Candidate, part: AskedPart, *, first: bool
+) -> list[_Candidate]:
+    """What completes ``lead``, a sentence leading into a list: its best ``item``; asked which cases or kinds
+    (「どのような場合に使える？」) and no fact or quantity, its items in the document's order."""
+    if first or part.types or part.units or not _ASKS_KINDS.search(fold(part.text)):
+        return [item]
+    listed = sorted(
+        (c for c in candidates if c.chunk_index == lead.chunk_index and c.parent == lead.start), key=lambda c: c.start
+    )
+    return listed[:LIST_MAX_ITEMS] if len(listed) > 1 else [item]
 
 
 def _carries_asked(sentence: str, facts: list[str], units: list[frozenset[str]]) -> bool:

@@ -672,3 +672,29 @@ def test_a_list_item_of_the_same_document_completes_a_best_sentence_that_states_
         "21日前"
         not in ExtractiveProvider().generate("国際線の飛行機は出発の何日前までに予約する？", [flights, other]).text
     )
+
+
+def test_a_question_asking_which_cases_gets_the_whole_list_under_its_lead_sentence():
+    """「どのような場合に使用できますか」 asks for every case the rule lists, not the one scored best; a question about
+    one case still gets that case."""
+    chunk = make_chunk(
+        0,
+        "**第7条（積立休暇）**\n時効により消滅する年次有給休暇は、1年につき5日を限度として積み立てることができる。\n"
+        "２　積立休暇は、次の場合に限り使用できる。\n（１）本人の私傷病により連続5日以上休む場合\n"
+        "（２）家族の介護または看護のために休む場合\n（３）会社が認めたボランティア活動に参加する場合\n"
+        "３　積立休暇を使用するときは、証明書類を添えて申請すること。",
+        "leave.md",
+        "積立休暇",
+    )
+    blocks = [
+        b.text.strip()
+        for b in ExtractiveProvider().generate("積立休暇はどのような場合に使用できますか。", [chunk]).blocks
+    ]
+    assert blocks == [
+        "２　積立休暇は、次の場合に限り使用できる。",
+        "本人の私傷病により連続5日以上休む場合",
+        "家族の介護または看護のために休む場合",
+        "会社が認めたボランティア活動に参加する場合",
+    ]
+    one = ExtractiveProvider().generate("積立休暇はボランティア活動に参加するときにも使える？", [chunk]).text
+    assert "ボランティア活動" in one and "私傷病" not in one
