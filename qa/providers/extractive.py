@@ -826,7 +826,7 @@ class ExtractiveProvider:
             best = _best_item_under(candidates, parent, facts, units, first=True) or best
         candidates = [best] + [c for c in candidates if c is not best]
         chosen = [best]
-        if limit > 1 and _is_question(best.text):
+        if limit > 1 and _is_question(best.text, marked=True):
             # A document's own question (an FAQ's 「Q: …ですか？」) matches the asker's words best, and
             # its answer is what follows it: quoted after it, up to the next question or heading.
             chosen += _answer_after(candidates, best)[: limit - 1]
@@ -1186,10 +1186,14 @@ def _same_document(documents: Sequence[str], a: int, b: int) -> bool:
 
 # A sentence that asks (an FAQ's question), however it is emphasised: 「**Q: …ですか？**」.
 _QUESTION_SENTENCE = re.compile(r"[?？][\s*_」』)）]*$")
+# An FAQ's question as marked, whether or not it is worded as one: 「Q: 結婚して姓が変わります。」, 「Q1．…」.
+_QUESTION_MARK = re.compile(r"^[\s*_#]*[QＱ]\s*[0-9０-９]*\s*[:：.．]")
 
 
-def _is_question(sentence: str) -> bool:
-    return bool(_QUESTION_SENTENCE.search(sentence.strip()))
+def _is_question(sentence: str, *, marked: bool = False) -> bool:
+    """Whether ``sentence`` asks; ``marked``: or is marked as an FAQ's question (「Q: …」), worded as one or not."""
+    stripped = sentence.strip()
+    return bool(_QUESTION_SENTENCE.search(stripped) or (marked and _QUESTION_MARK.match(stripped)))
 
 
 def _answer_after(candidates: list[_Candidate], question: _Candidate) -> list[_Candidate]:
@@ -1200,7 +1204,7 @@ def _answer_after(candidates: list[_Candidate], question: _Candidate) -> list[_C
     )
     answer: list[_Candidate] = []
     for sentence in following:
-        if _is_question(sentence.text) or sentence.heading:
+        if _is_question(sentence.text, marked=True) or sentence.heading:
             break
         answer.append(sentence)
     return answer

@@ -84,6 +84,18 @@ def test_a_documents_own_question_is_answered_by_what_follows_it():
     assert texts[0].endswith("どうすればよいですか？")
     assert "A: 一時的に個人のノートパソコンを使用して構いません。" in texts
     assert not any("モニター" in t or "経費として" in t for t in texts)
+    # Marked 「Q:」 without a question mark (「結婚して姓が変わります。」), it is still the question its 「A:」 line
+    # answers, not a statement needing the end of the answer before it.
+    marked = replace(
+        chunk,
+        text="Q: 引っ越しをしたら何を提出すればいいですか。\n"
+        "A: 転居日から2週間以内に「住所変更届」を提出してください。通勤経路が変わる人は「通勤手当申請」も必要です。\n\n"
+        "Q: 結婚して姓が変わります。\nA: ハコブネで「氏名変更届」を提出してください。業務上は旧姓を使い続けることもできます。",
+    )
+    answer = ExtractiveProvider().generate("結婚して苗字が変わるんだけど、会社に何か出す必要ある？", [marked])
+    texts = [b.text.strip() for b in answer.blocks]
+    assert texts[:2] == ["Q: 結婚して姓が変わります。", "A: ハコブネで「氏名変更届」を提出してください。"]
+    assert "通勤手当申請" not in answer.text
 
 
 def test_answer_follows_the_best_chunk_not_the_first(policy_chunks):
