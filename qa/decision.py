@@ -32,6 +32,11 @@ The rules, in the order they are tried:
    ``REASON_GENERIC`` (its words single out none) or ``REASON_TIED`` (their best
    scores within the clarify gap). Never when the user chose one document.
 3. Otherwise ``REASON_ON_TOPIC`` → answer (the provider writes it).
+
+After the provider has written and verification has checked the answer, one
+rule more (:func:`answer_stands`): an answer sharing none of the question's key
+terms, quoting a passage not even as close as 中 needs, is about something
+else: ``REASON_NO_FITTING_ANSWER`` → not found.
 """
 
 from __future__ import annotations
@@ -63,6 +68,7 @@ REASON_GENERIC = "generic"
 REASON_TIED = "tied"
 REASON_ONE_DOCUMENT = "one_document"
 REASON_ON_TOPIC = "on_topic"
+REASON_NO_FITTING_ANSWER = "no_fitting_answer"
 
 MAX_OPTIONS = 4
 
@@ -192,6 +198,22 @@ def decide(question: Question, evidence: Evidence, calibration: Calibration) -> 
     if options:
         return Decision(ASK_BACK, (*reasons, why), tuple(options))
     return Decision(ANSWER, (*reasons, REASON_ON_TOPIC))
+
+
+def answer_stands(*, retrieval: str, shared_terms: float | None, two_part: bool = False) -> bool:
+    """Whether a checked answer is shown, rather than said to be not found.
+
+    Not when the passage it quotes is not even as close to the question as 中 needs
+    (``retrieval`` "low") and the answer, read with the headings it stands under, shares not one
+    of the question's key terms (``shared_terms`` 0, verification.answer_fit's coverage): it is
+    about something else. 「新大阪から東京まで新幹線で何分？」 over a handbook that writes 新幹線 and 大阪
+    and gives no travel time gets the 「片道90分」 of a commute rule; the documents do not say.
+    Either alone keeps the answer (at 中 or 低, with its warning): a close passage worded otherwise,
+    or a sentence sharing the question's words in a weakly retrieved passage, is often right. A
+    two-part question may be answered in one part only (``shared_terms`` is its weaker part's),
+    and an English one's terms are not compared (None).
+    """
+    return not (retrieval == "low" and shared_terms == 0 and not two_part)
 
 
 def off_topic_reason(question: Question, evidence: Evidence, calibration: Calibration) -> str | None:

@@ -44,7 +44,7 @@ from qa.providers.base import GenerateOptions
 from qa.quote_context import stored_context
 from qa.selectors import conversation_turns
 from qa.examples import EXAMPLE_TITLE_PREFIX, ChunkFinder, example_answer_row
-from qa.decision import ASK_BACK, NOT_FOUND, Calibration, Decision, decide
+from qa.decision import ASK_BACK, NOT_FOUND, REASON_NO_FITTING_ANSWER, Calibration, Decision, answer_stands, decide
 from qa.question import Question, analyse_question
 from qa.hit_vectors import sentence_matrices
 from qa.results import AnswerResult
@@ -279,6 +279,17 @@ def _store_abstention(answer: Answer, *, english: bool) -> Verdict:
     return _apply_verdict(answer, Verdict.abstention())
 
 
+def _no_fitting_answer(answer: Answer, generated: ProviderAnswer, *, english: bool) -> Verdict:
+    """Store "not found" in place of an answer about something else (qa.decision.answer_stands).
+
+    The provider's text stays for reviewers (``original_answer_text``), and the decision names the rule.
+    """
+    answer.original_answer_text = generated.text
+    reasons = list((answer.usage.get("decision") or {}).get("reasons") or [])
+    answer.usage["decision"] = {"outcome": NOT_FOUND, "reasons": [*reasons, REASON_NO_FITTING_ANSWER]}
+    return _store_abstention(answer, english=english)
+
+
 def _apply_verdict(answer: Answer, verdict: Verdict) -> Verdict:
     """Store ``verdict`` on the answer row (``Answer.store_verdict``, not saved yet) and hand it on."""
     answer.store_verdict(verdict)
@@ -343,6 +354,11 @@ def _answer_with_provider(
         answer.answer_text = verdict.replaced_text
     else:
         answer.answer_text = generated.text
+    shared = verdict.fit.terms if verdict.fit is not None else None
+    if not generated.abstained and not answer_stands(
+        retrieval=verdict.retrieval_confidence, shared_terms=shared, two_part=in_context.two_part
+    ):
+        return None, _no_fitting_answer(answer, generated, english=question.english)
     return _Generated(generated, verdict, hits), verdict
 
 
