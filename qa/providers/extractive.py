@@ -557,6 +557,14 @@ def _holds(sentence: str, asked: frozenset[tuple[float, str]]) -> int:
     )
 
 
+def _another_case(sentence: str, asked: frozenset[tuple[float, str]]) -> bool:
+    """Whether ``sentence`` states a quantity in a unit the question states (``asked``) without holding it:
+    another row of the table the question already named its row in."""
+    units = {unit for _, unit in asked if unit}
+    quantities = extract_quantities(fold(sentence), already_nfkc=True)
+    return any(q.unit in units for q in quantities) and not _holds(sentence, asked)
+
+
 class ExtractiveProvider:
     """Answers by quoting the best-matching sentences of the retrieved chunks.
 
@@ -854,7 +862,7 @@ class ExtractiveProvider:
         chosen = self._with_unit_carriers(
             chosen, candidates, units, limit, threshold, english=english, documents=documents
         )
-        return self._with_runners_up(chosen, candidates, limit, threshold, english=english, units=units)
+        return self._with_runners_up(chosen, candidates, limit, threshold, english=english, part=part)
 
     def _best(self, candidates: list[_Candidate], threshold: float, *, english: bool) -> _Candidate | None:
         """The sentence that answers, if any: the top one when it passes, else a runner-up close in meaning.
@@ -970,7 +978,7 @@ class ExtractiveProvider:
         threshold: float,
         *,
         english: bool,
-        units: Sequence[frozenset[str]] = (),
+        part: AskedPart,
     ) -> list[_Candidate]:
         """``chosen`` and the runners-up after the best (``candidates[0]``) that pass and score close to it.
 
@@ -981,14 +989,19 @@ class ExtractiveProvider:
         When the best sentence states the quantity asked for, the sentences of its own section
         that state it too come first: the same rule's other cases (「海外出張の宿泊費は上限1泊25,000円」,
         then 「国内の宿泊費は…上限1泊15,000円」 for 「ホテルは一晩いくらまで？」), which the question
-        may not tell apart, before a close sentence of another section.
+        may not tell apart, before a close sentence of another section. When the question (``part``) states
+        which case it is (「片道12km」) and a chosen sentence holds it, the other cases are
+        not asked about: 「15km以上25km未満」 is not quoted after the row of 「10km以上15km未満」.
         """
-        best, chosen = candidates[0], list(chosen)
+        best, chosen, asked = candidates[0], list(chosen), _stated(part.text)
         seen = [fold(c.text) for c in chosen]
-        cases = _other_cases(candidates, units)
+        cases = _other_cases(candidates, list(part.units))
+        settled = any(_holds(c.text, asked) for c in chosen)
         for cand in cases + [c for c in candidates[1:] if c not in cases]:
             if len(chosen) >= limit:
                 break
+            if settled and _another_case(cand.text, asked):
+                continue
             if not self._passes(cand, threshold, english=english) or cand.score < 0.8 * best.score:
                 if cand in cases:
                     continue
