@@ -7,6 +7,8 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.test import Client
+from django.utils.html import escape
 
 from qa.decision import answer_stands
 from qa.models import Answer, CorpusCalibration
@@ -37,7 +39,7 @@ def test_only_an_answer_sharing_no_term_from_a_weak_passage_is_withdrawn() -> No
 
 @pytest.mark.django_db
 def test_a_question_no_sentence_answers_is_not_found_though_its_words_are_the_documents(
-    ingest, employee, settings
+    ingest, employee, reviewer, settings
 ) -> None:
     """「新大阪から東京まで新幹線で何分？」 over documents that write 新幹線, 東京 and 大阪 and give no travel time: the
     commute rule's 「片道90分」 is minutes of something else, sharing none of the question's terms. With no passage
@@ -56,8 +58,13 @@ def test_a_question_no_sentence_answers_is_not_found_though_its_words_are_the_do
     assert trip.response_type == Answer.ResponseType.NOT_FOUND, (trip.answer_text, trip.flags)
     assert trip.answer_text == NOT_FOUND_MESSAGE
     assert trip.usage["decision"] == {"outcome": "not_found", "reasons": ["on_topic", "no_fitting_answer"]}
-    assert trip.original_answer_text  # what the provider wrote, for the review queue
     assert not trip.citations.exists()
+    # What the provider wrote stays for reviewers, on the answer's evidence page.
+    reviewer_client = Client()
+    reviewer_client.force_login(reviewer)
+    page = reviewer_client.get(f"/admin/qa/answer/{trip.pk}/change/").content.decode()
+    assert "質問と別のことを述べていたため「見つかりませんでした」に置き換え" in page
+    assert trip.original_answer_text and escape(trip.original_answer_text.splitlines()[0]) in page
 
     allowance = answer_question(user=employee, text="住宅手当は月額いくら？").answer
     assert allowance.response_type == Answer.ResponseType.ANSWER, allowance.flags
