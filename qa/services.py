@@ -347,6 +347,10 @@ def _answer_with_provider(
         return None, _apply_verdict(answer, Verdict.error())
 
     answer.usage.update({"provider": generated.usage, "provider_latency_ms": round(generated.latency_ms, 2)})
+    # An abstention has no fit (its terms None): only a written answer can be about something else.
+    shared = verdict.fit.terms if verdict.fit is not None else None
+    if not answer_stands(retrieval=verdict.retrieval_confidence, shared_terms=shared, two_part=in_context.two_part):
+        return None, _no_fitting_answer(answer, generated, english=question.english)
     answer.response_type = Answer.ResponseType.NOT_FOUND if generated.abstained else Answer.ResponseType.ANSWER
     _apply_verdict(answer, verdict)
     if verdict.replaced_text:
@@ -354,11 +358,6 @@ def _answer_with_provider(
         answer.answer_text = verdict.replaced_text
     else:
         answer.answer_text = generated.text
-    shared = verdict.fit.terms if verdict.fit is not None else None
-    if not generated.abstained and not answer_stands(
-        retrieval=verdict.retrieval_confidence, shared_terms=shared, two_part=in_context.two_part
-    ):
-        return None, _no_fitting_answer(answer, generated, english=question.english)
     return _Generated(generated, verdict, hits), verdict
 
 

@@ -550,7 +550,11 @@ def _holds(sentence: str, asked: frozenset[tuple[float, str]]) -> int:
     """How many of the quantities a question states (``asked``) ``sentence`` states, or holds within its bounds."""
     if not asked:
         return 0
-    quantities = extract_quantities(fold(sentence), already_nfkc=True)
+    return _held(extract_quantities(fold(sentence), already_nfkc=True), asked)
+
+
+def _held(quantities: list[Quantity], asked: frozenset[tuple[float, str]]) -> int:
+    """:func:`_holds` on a sentence's quantities, already read."""
     stated = _values(quantities)
     return sum(
         (value, unit) in stated or (bool(unit) and within_bounds(value, unit, quantities)) for value, unit in asked
@@ -562,7 +566,7 @@ def _another_case(sentence: str, asked: frozenset[tuple[float, str]]) -> bool:
     another row of the table the question already named its row in."""
     units = {unit for _, unit in asked if unit}
     quantities = extract_quantities(fold(sentence), already_nfkc=True)
-    return any(q.unit in units for q in quantities) and not _holds(sentence, asked)
+    return any(q.unit in units for q in quantities) and not _held(quantities, asked)
 
 
 class ExtractiveProvider:
