@@ -30,7 +30,8 @@ The rules, in the order they are tried:
    (「何日前？」): which document is meant is the question to ask.
 2. Ask back (→ ask back) a short question over several documents:
    ``REASON_GENERIC`` (its words single out none) or ``REASON_TIED`` (their best
-   scores within the clarify gap). Never when the user chose one document.
+   scores within the clarify gap, and the best hit at least as close as 中 needs).
+   Never when the user chose one document.
 3. Otherwise ``REASON_ON_TOPIC`` → answer (the provider writes it).
 
 After the provider has written and verification has checked the answer, one
@@ -195,7 +196,11 @@ def decide(question: Question, evidence: Evidence, calibration: Calibration) -> 
     options, why = ask_back_options(
         evidence.hits, gap=calibration.clarify_gap, short=question.short, generic=evidence.generic
     )
-    if options:
+    # Documents that tie only far from the question (none even as close as 中 needs) are no choice to
+    # offer: 「車通勤の許可はどうやって取る？」 over a handbook with no such rule ties two benefit guides.
+    # The question is answered, and the answer then has to stand (:func:`answer_stands`). A question
+    # whose words single out no document (generic) is asked back however close: which one is meant.
+    if options and (why != REASON_TIED or max(h.similarity for h in evidence.hits) >= calibration.medium):
         return Decision(ASK_BACK, (*reasons, why), tuple(options))
     return Decision(ANSWER, (*reasons, REASON_ON_TOPIC))
 

@@ -52,6 +52,7 @@ def _hit(document_id: int, similarity: float, score: float = 0.5) -> RetrievedCh
 CLOSE = [_hit(1, 0.90, 0.9), _hit(2, 0.80, 0.5)]  # one document clearly ahead, its chunk confidently close
 LOOSE = [_hit(1, 0.82, 0.9), _hit(2, 0.80, 0.5)]  # no chunk confidently close
 TIED = [_hit(1, 0.90, 0.90), _hit(2, 0.89, 0.895)]  # two documents within the clarify gap
+WEAK_TIE = [_hit(1, 0.82, 0.90), _hit(2, 0.81, 0.895)]  # tied too, but neither as close as 中 needs
 
 LONG_JA = "経費精算の申請は支払日から何日以内に行えばよいですか？"
 SHORT_JA = "申請の期限は？"
@@ -85,6 +86,10 @@ CASES = [
     (EN, [_hit(1, 0.79)], {"names_something": True}, 0.0, ANSWER, (REASON_ON_TOPIC,)),
     (EN, CLOSE, {"subject_unknown": True}, 0.0, NOT_FOUND, (REASON_ENGLISH_UNKNOWN_SUBJECT,)),
     (SHORT_JA, TIED, {}, 0.90, ASK_BACK, (REASON_TIED,)),
+    # Two documents tie far from the question: neither is a choice worth offering, so it is answered
+    # (and the answer must still stand); one that names no document is asked back however far.
+    (SHORT_JA, WEAK_TIE, {}, 0.90, ANSWER, (REASON_ON_TOPIC,)),
+    (SHORT_JA, WEAK_TIE, {"generic": True}, 0.90, ASK_BACK, (REASON_GENERIC,)),
     (LONG_JA, TIED, {}, 0.90, ANSWER, (REASON_ON_TOPIC,)),  # a long question says enough: either answers it
     (SHORT_JA, CLOSE, {"generic": True}, 0.90, ASK_BACK, (REASON_GENERIC,)),
     (
