@@ -118,6 +118,45 @@ REVISION_PENALTY = 0.4
 UNDER_WEIGHT = 0.75
 
 
+# A quantity bounding a case: written with its qualifier (「勤続1年以上」), or followed by 「を超える」.
+_CASE_BOUNDS = frozenset({"以上", "超", "未満", "以下"})
+_EXCEEDING = re.compile(r"\s*を?(?:超え|超過|上回)")
+_ASKS_BOUND = re.compile(r"以上|以下|未満|超え|超過|上回")
+
+
+def _sets_a_case(text: str) -> bool:
+    """Whether ``text`` sets a case by a bound on a quantity: 「60時間を超えた部分」, 「勤続1年以上」."""
+    folded = fold(text)
+    return any(
+        q.qualifier in _CASE_BOUNDS or (q.start >= 0 and _EXCEEDING.match(folded, q.start + len(q.text)))
+        for q in extract_quantities(folded, already_nfkc=True)
+    )
+
+
+def _general_rule(candidates: Sequence[_Candidate], best: _Candidate, part: AskedPart) -> _Candidate | None:
+    """When ``best`` sets a case the question does not, the rule its passage states with none, if any.
+
+    That rule is the best-scored sentence carrying what ``part`` asks and setting no case, and it must
+    stand in ``best``'s chunk: the article whose exception ``best`` is. None when the question asks no
+    fact, states a quantity (its own case, read by :func:`_another_case`) or asks for a bound itself
+    (「何円以上？」: a bound is its answer).
+    """
+    facts, units = list(part.types), list(part.units)
+    if not (facts or units) or _stated(part.text) or _ASKS_BOUND.search(fold(part.text)):
+        return None
+    if not _sets_a_case(best.text):
+        return None
+    general = next(
+        (
+            c
+            for c in candidates
+            if c is not best and not c.heading and _fact_bonus(c.text, facts, units) > 0 and not _sets_a_case(c.text)
+        ),
+        None,
+    )
+    return general if general is not None and general.chunk_index == best.chunk_index else None
+
+
 def _stated(text: str) -> frozenset[tuple[float, str]]:
     """The (value, unit) of each quantity ``text`` states (tokens leave digits out): :func:`_values` of its quantities."""
     return _values(extract_quantities(fold(text), already_nfkc=True))
@@ -808,6 +847,30 @@ class ExtractiveProvider:
             return self.threshold * self.confident_relaxation
         return self.threshold
 
+    def _answering(
+        self,
+        candidates: list[_Candidate],
+        best: _Candidate,
+        part: AskedPart,
+        *,
+        first: bool,
+        threshold: float,
+        english: bool,
+    ) -> _Candidate:
+        """The sentence that answers ``part`` in place of the best-scored one ``best``, or ``best`` itself.
+
+        ``first``: the question asks for a procedure's first step (「まず何をする？」), its first item that
+        states what is asked. A rule's exception (「２ 60時間を超えた部分の割増率は50％」) answers only the
+        case it sets: asked in general, the rule its passage states with no case (「割増率は25％とし」).
+        """
+        facts, units = list(part.types), list(part.units)
+        if first and (parent := _parent_of(candidates, best)) is not None:
+            best = _best_item_under(candidates, parent, facts, units, first=True) or best
+        general = _general_rule(candidates, best, part)
+        if general is not None and self._passes(general, threshold, english=english):
+            return general
+        return best
+
     def _choose(
         self,
         candidates: list[_Candidate],
@@ -833,9 +896,7 @@ class ExtractiveProvider:
         if self._count_unstated(candidates, units, threshold, english=english):
             return []
         first = bool(_ASKS_FIRST.search(fold(part.text)))
-        if first and (parent := _parent_of(candidates, best)) is not None:
-            # 「まず何をする？」 asks for a procedure's first step: its first item that states what is asked.
-            best = _best_item_under(candidates, parent, facts, units, first=True) or best
+        best = self._answering(candidates, best, part, first=first, threshold=threshold, english=english)
         candidates = [best] + [c for c in candidates if c is not best]
         chosen = [best]
         if limit > 1 and _is_question(best.text, marked=True):

@@ -278,6 +278,30 @@ def test_a_quantity_the_question_states_picks_the_table_row_whose_bracket_holds_
     assert "4,200円" not in answer.text and "12,900円" not in answer.text
 
 
+OVERTIME_ARTICLE = (
+    "時間外勤務手当は、所定労働時間を超えて勤務した時間について支給する。\n"
+    "割増率は25％とし、基礎時間単価に乗じて計算する。\n"
+    "２　1か月の時間外勤務が60時間を超えた部分の割増率は50％とする。\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        # The exception (beyond 60 hours a month) matches the question's words best, but answers only that case.
+        ("残業代って、普段の時給の何割増しだっけ？", "割増率は25％とし"),
+        # A question that states the case gets the exception.
+        (
+            "残業が月60時間を超えたら、割増率は何％になりますか？",
+            "２\u30001か月の時間外勤務が60時間を超えた部分の割増率は50％",
+        ),
+    ],
+)
+def test_asked_in_general_the_rule_answers_before_its_exception(question: str, first: str) -> None:
+    chunk = make_chunk(0, OVERTIME_ARTICLE, "wages.md", section="第20条（割増賃金）")
+    assert ExtractiveProvider().generate(question, [chunk]).blocks[0].text.startswith(first)
+
+
 def test_a_sentence_that_only_points_elsewhere_loses_to_the_content_it_points_to():
     pointer = make_chunk(
         0, "パスワードを忘れた場合の再設定方法は「ITサポートガイド」(it_support.md) を参照してください。", "security.md"
