@@ -158,6 +158,11 @@ class Evidence:
     recommends: bool = False
     best_sentence: Callable[[], float] = field(default=_no_sentences, compare=False)
 
+    @property
+    def top_chunk(self) -> float:
+        """The closest hit's dense similarity to the question (its chunk; there must be a hit)."""
+        return max(h.similarity for h in self.hits)
+
 
 @dataclass(frozen=True)
 class Decision:
@@ -200,7 +205,7 @@ def decide(question: Question, evidence: Evidence, calibration: Calibration) -> 
     # offer: 「車通勤の許可はどうやって取る？」 over a handbook with no such rule ties two benefit guides.
     # The question is answered, and the answer then has to stand (:func:`answer_stands`). A question
     # whose words single out no document (generic) is asked back however close: which one is meant.
-    if options and (why != REASON_TIED or max(h.similarity for h in evidence.hits) >= calibration.medium):
+    if options and (why != REASON_TIED or evidence.top_chunk >= calibration.medium):
         return Decision(ASK_BACK, (*reasons, why), tuple(options))
     return Decision(ANSWER, (*reasons, REASON_ON_TOPIC))
 
@@ -243,7 +248,7 @@ def off_topic_reason(question: Question, evidence: Evidence, calibration: Calibr
         return REASON_NOTHING_RECOMMENDED
     if calibration.off_topic_floor <= 0:
         return None
-    top_chunk = max(h.similarity for h in evidence.hits)
+    top_chunk = evidence.top_chunk
     if evidence.unreadable_words and top_chunk < calibration.confident:
         # 「人事評価の自己評価はいつまでに入力する？」 asked by an employee of a company whose managers' manual alone
         # writes 自己評価: no everyday wording (the company writes it), and nothing the asker may read covers it.

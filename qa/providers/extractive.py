@@ -120,8 +120,9 @@ UNDER_WEIGHT = 0.75
 
 # A quantity bounding a case: written with its qualifier (「勤続1年以上」), or followed by 「を超える」.
 _CASE_BOUNDS = frozenset({"以上", "超", "未満", "以下"})
-_EXCEEDING = re.compile(r"\s*を?(?:超え|超過|上回)")
-_ASKS_BOUND = re.compile(r"以上|以下|未満|超え|超過|上回")
+_EXCEEDS = "超え|超過|上回"
+_EXCEEDING = re.compile(rf"\s*を?(?:{_EXCEEDS})")
+_ASKS_BOUND = re.compile(rf"以上|以下|未満|{_EXCEEDS}")
 
 
 def _sets_a_case(text: str) -> bool:
