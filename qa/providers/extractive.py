@@ -1048,7 +1048,9 @@ class ExtractiveProvider:
     ) -> list[_Candidate]:
         """``chosen`` and the runners-up after the best (``candidates[0]``) that pass and score close to it.
 
-        Stops at the first that does not; at most ``limit`` sentences in all. A sentence whose
+        Stops at the first that scores too far below; one in between that does not pass is skipped, not
+        the end of the list: 「退職後も…口外しないでください」 ranked above 「…備品は退職時に返却しなくてかまいません」
+        says nothing asked. At most ``limit`` sentences in all. A sentence whose
         text is already quoted, whole or inside a longer one (the heading 「ポモドーロテクニック」 after
         「ポモドーロテクニックは、…」), adds nothing and is skipped.
 
@@ -1068,10 +1070,12 @@ class ExtractiveProvider:
                 break
             if settled and _another_case(cand.text, asked):
                 continue
-            if not self._passes(cand, threshold, english=english) or cand.score < 0.8 * best.score:
+            if cand.score < 0.8 * best.score:
                 if cand in cases:
                     continue
                 break
+            if not self._passes(cand, threshold, english=english):
+                continue
             # A heading's number is no part of what it says: 「3.4 試用期間」 adds nothing after 「試用期間は…」.
             key = _SECTION_NUMBER.sub("", fold(cand.text)) if cand.heading else fold(cand.text)
             if any(key in quoted for quoted in seen):

@@ -734,3 +734,31 @@ def test_a_question_asking_which_cases_gets_the_whole_list_under_its_lead_senten
     ]
     one = ExtractiveProvider().generate("積立休暇はボランティア活動に参加するときにも使える？", [chunk]).text
     assert "ボランティア活動" in one and "私傷病" not in one
+
+
+def test_a_close_runner_up_is_quoted_past_a_sentence_in_between_that_says_nothing_asked():
+    """The best sentence is about the chair, not about returning it; the answer is the next document's
+    sentence. A sentence of the best passage that scores between them, but shares too little with the
+    question to answer it, is skipped rather than ending the runners-up."""
+    question = "退職するとき、在宅勤務用に買った椅子は返却しないといけませんか？"
+    chunks = [
+        replace(
+            make_chunk(
+                0,
+                "在宅勤務用の椅子は会社の費用で購入できます。\n退職後も会社の情報は口外しないでください。",
+                "remote.md",
+                "在宅勤務",
+            ),
+            score=1.0,
+        ),
+        replace(
+            make_chunk(1, "在宅勤務用の備品は退職時に返却しなくてかまいません。", "offboarding.md", "退職"), score=0.65
+        ),
+    ]
+
+    answer = ExtractiveProvider(meaning=False).generate(question, chunks)
+
+    assert [b.text for b in answer.blocks] == [
+        "在宅勤務用の椅子は会社の費用で購入できます。",
+        "在宅勤務用の備品は退職時に返却しなくてかまいません。",
+    ]
