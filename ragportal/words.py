@@ -45,6 +45,7 @@ KANA_COUNTED_INTERROGATIVES: dict[str, str] = {
     "なんけん": "何件",
     "なんぱく": "何泊",
     "なんじ": "何時",
+    "なにご": "何語",
 }
 # Polite endings that make a sentence a question (…ですか, …ますか, …でしょうか).
 QUESTION_ENDINGS: tuple[str, ...] = ("ですか", "ますか", "でしょうか")

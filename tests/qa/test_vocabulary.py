@@ -726,6 +726,8 @@ def test_a_kanji_word_inside_a_longer_term_is_known_and_a_katakana_one_is_not(in
         ("しゅうになんにちまで？", "しゅうに何日まで？"),
         ("なんじかんまで？", "何時間まで？"),
         ("なんじまで？", "何時まで？"),
+        # 何語 (which language) is read なにご: 「…は英語とスペイン語で利用可能」 answers it.
+        ("あぷりはなにごでつかえるの？", "あぷりは何語でつかえるの？"),
         # The casual なんか (something) and なんじゃ are not counted interrogatives.
         ("なんかいい方法ある？", "なんかいい方法ある？"),
         ("なんじゃそれ", "なんじゃそれ"),
