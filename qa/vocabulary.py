@@ -150,7 +150,7 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
         + _by_kana(folded, by_reading)
         + _by_word_reading(words, by_reading, vocabulary, df, latin=_Readings(vocabulary, as_words))
         + _by_kanji_spelling(text, lambda written: written_in(written, version_ids, starting_a_word=has_kanji(written)))
-        + _by_okurigana(words, by_reading, vocabulary, df, folded)
+        + _by_okurigana(words, by_reading, vocabulary, df)
     )
     if settings.RAG_EVERYDAY_WORDS:
         # The company's glossary decides for the words it lists (a reviewer's pair replaces a general one).
@@ -678,11 +678,15 @@ def _by_spelling(
 
 # The most analyser words one spelling of a term is read across (割|増し → 割増).
 _OKURIGANA_WORDS = 3
-_KANJI_CHAR = re.compile(f"[{KANJI}]")
+
+
+def _kanji_of(text: str) -> str:
+    """The kanji of ``text`` in order, kana left out (立て替え → 立替)."""
+    return "".join(_ALL_KANJI.findall(text))
 
 
 def _by_okurigana(
-    words: list[Word], by_reading: _Readings, vocabulary: LiveVocabulary, df: np.ndarray, folded: str
+    words: list[Word], by_reading: _Readings, vocabulary: LiveVocabulary, df: np.ndarray
 ) -> list[TermMatch]:
     """Terms the question writes with other kana between the same kanji: 立て替え → 立替, 届け出 → 届出, 割増し → 割増.
 
@@ -693,18 +697,18 @@ def _by_okurigana(
     """
     found: list[TermMatch] = []
     for i, first in enumerate(words):
-        if not _KANJI_CHAR.match(first.surface[:1]):
+        if not has_kanji(first.surface[:1]):
             continue
         surface = reading = ""
         for word in words[i : i + _OKURIGANA_WORDS]:
             if word.is_break or not word.reading:
                 break
             surface, reading = surface + word.surface, reading + word.reading
-            kanji = _KANJI_CHAR.findall(surface)
+            kanji = _kanji_of(surface)
             if len(kanji) < 2 or not _HIRAGANA.search(surface) or _used(surface, vocabulary, df):
                 continue
             term = by_reading.get(unvoiced(reading))
-            if term is not None and _KANJI_CHAR.findall(term) == kanji:
+            if term is not None and _kanji_of(term) == kanji:
                 found.append(TermMatch(word=surface, term=term, via="spelling"))
     return found
 
