@@ -31,7 +31,10 @@ The rules, in the order they are tried:
 2. Ask back (→ ask back) a short question over several documents:
    ``REASON_GENERIC`` (its words single out none) or ``REASON_TIED`` (their best
    scores within the clarify gap, and the best hit at least as close as 中 needs).
-   Never when the user chose one document.
+   Never when the user chose one document. Documents that tie on a question whose
+   subject is a word none of them uses are no choice to offer
+   (``REASON_TIED_WITHOUT_SUBJECT`` → not found): 「社内サークルの部費は月いくら？」 over a
+   handbook that never writes 部費 ties two expense pages through 社内 and サークル.
 3. Otherwise ``REASON_ON_TOPIC`` → answer (the provider writes it).
 
 After the provider has written and verification has checked the answer, one
@@ -67,6 +70,7 @@ REASON_UNREADABLE_WORD = "unreadable_word"
 REASON_ASPECT_ONLY = "aspect_only"
 REASON_GENERIC = "generic"
 REASON_TIED = "tied"
+REASON_TIED_WITHOUT_SUBJECT = "tied_without_subject"
 REASON_ONE_DOCUMENT = "one_document"
 REASON_ON_TOPIC = "on_topic"
 REASON_NO_FITTING_ANSWER = "no_fitting_answer"
@@ -205,9 +209,26 @@ def decide(question: Question, evidence: Evidence, calibration: Calibration) -> 
     # offer: 「車通勤の許可はどうやって取る？」 over a handbook with no such rule ties two benefit guides.
     # The question is answered, and the answer then has to stand (:func:`answer_stands`). A question
     # whose words single out no document (generic) is asked back however close: which one is meant.
+    if options and why == REASON_TIED and _subject_unknown_to_all(question, evidence, calibration):
+        return Decision(NOT_FOUND, (*reasons, REASON_TIED_WITHOUT_SUBJECT))
     if options and (why != REASON_TIED or evidence.top_chunk >= calibration.medium):
         return Decision(ASK_BACK, (*reasons, why), tuple(options))
     return Decision(ANSWER, (*reasons, REASON_ON_TOPIC))
+
+
+def _subject_unknown_to_all(question: Question, evidence: Evidence, calibration: Calibration) -> bool:
+    """Whether what the question is about (the head of its subject) is a word nothing the user may read uses.
+
+    Then documents that tie on its other words (「社内サークルの部費は」: 社内, サークル) tie on what
+    it is not about, and asking which of them is meant offers only documents that do not say. A
+    sentence closer than calibration's everyday off-topic questions came to the corpus
+    (:func:`_closer_than_off_topic`) says otherwise: a tie there is between documents that answer.
+    Only on a measured corpus: without that measurement, nothing tells them apart, and they are offered.
+    """
+    if not question.subject_terms or not evidence.unknown_words or calibration.unknown_word_sentence >= 1.0:
+        return False
+    head = question.subject_terms[-1]
+    return any(word in head for word in evidence.unknown_words) and not _closer_than_off_topic(evidence, calibration)
 
 
 def answer_stands(*, retrieval: str, shared_terms: float | None, two_part: bool = False) -> bool:

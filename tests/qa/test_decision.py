@@ -25,6 +25,7 @@ from qa.decision import (
     REASON_ON_TOPIC,
     REASON_ONE_DOCUMENT,
     REASON_TIED,
+    REASON_TIED_WITHOUT_SUBJECT,
     REASON_UNKNOWN_SUBJECT,
     Calibration,
     Evidence,
@@ -178,6 +179,29 @@ def test_without_a_measured_corpus_an_unknown_word_is_not_found_however_close_a_
 
     evidence = Evidence(hits=LOOSE, unknown_words=("忘年会",), best_sentence=never)
     assert decide(analyse_question(LONG_JA), evidence, CALIBRATION).reasons == (REASON_UNKNOWN_WORD,)
+
+
+@pytest.mark.parametrize(
+    ("text", "unknown", "calibration", "sentence", "outcome", "reasons"),
+    [
+        # What it asks about (部費) is a word no document uses: the tie is on サークル alone.
+        ("サークルの部費は？", ("部費",), MEASURED, 0.85, NOT_FOUND, (REASON_TIED_WITHOUT_SUBJECT,)),
+        # Without a measured corpus nothing tells the tied documents apart from ones that answer: offered.
+        ("サークルの部費は？", ("部費",), CALIBRATION, 0.85, ASK_BACK, (REASON_TIED,)),
+        # A sentence closer than calibration's off-topic questions came to the corpus: the tied documents answer.
+        ("サークルの部費は？", ("部費",), MEASURED, 0.87, ASK_BACK, (REASON_TIED,)),
+        # The unknown word only says whose: what is asked (申請) is the documents' own word.
+        ("サークルの申請は？", ("サークル",), MEASURED, 0.85, ASK_BACK, (REASON_TIED,)),
+    ],
+    ids=["unknown-head", "not-measured", "closer-sentence", "unknown-modifier"],
+)
+def test_documents_tied_around_a_subject_none_of_them_uses_are_not_offered(
+    text: str, unknown: tuple[str, ...], calibration: Calibration, sentence: float, outcome: str, reasons: tuple
+) -> None:
+    evidence = Evidence(hits=TIED, unknown_words=unknown, unknown_among_known=True, best_sentence=lambda: sentence)
+    decision = decide(analyse_question(text), evidence, calibration)
+    assert (decision.outcome, decision.reasons) == (outcome, reasons)
+    assert bool(decision.options) is (outcome == ASK_BACK)
 
 
 BETWEEN = [_hit(1, 0.85, 0.9), _hit(2, 0.80, 0.5)]  # at least 中 close (0.83), not 高 close (0.88)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from io import StringIO
+
 import pytest
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import ValidationError
+from django.core.management import call_command
 
 from documents.models import Chunk
 from qa.llm_expansion import KEYWORD_PROMPT, clean_keywords, llm_keywords, parse_keyword_list
-from qa.models import Answer, SynonymEntry
+from qa.models import Answer, CorpusCalibration, SynonymEntry
 from qa.retrieval import search
 from qa.services import answer_question
 from tests.conftest import PASSWORD
@@ -219,6 +222,32 @@ def test_no_clarification_without_a_gap(ingest, employee, settings):
 def test_a_longer_question_is_answered_even_when_its_documents_tie(overlapping_docs, employee):
     answer = answer_question(user=employee, text="在宅勤務の申請はいつまでに行う必要がありますか？").answer
     assert answer.response_type == Answer.ResponseType.ANSWER
+
+
+OTHER_RULES = (
+    "# 出張規程\n\n## 出張の申請\n出張する場合は、出発の5日前までに上長へ申請してください。宿泊費は1泊12,000円までです。\n",
+    "# 休暇規程\n\n## 慶弔休暇\n本人が結婚するときは5日の特別休暇を取得できます。申請は人事部へ行います。\n",
+    "# 経費精算規程\n\n## 精算の期限\n立替えた経費は、支払日から1ヶ月以内に精算してください。領収書を添付します。\n",
+)
+
+
+def test_documents_that_tie_around_a_subject_neither_names_are_not_offered(overlapping_docs, ingest, employee):
+    """「在宅勤務の通信費は？」: neither remote-work rule writes 通信費. They tie on 在宅勤務 as they do for
+    「在宅勤務の申請はいつまで？」, but offering them would offer documents that do not say: not found."""
+    for i, text in enumerate(OTHER_RULES):
+        ingest(text=text, filename=f"rules_{i}.md")
+    call_command("calibrate", stdout=StringIO())
+    # As on a handbook whose everyday off-topic questions came as close to its sentences as these do.
+    stored = CorpusCalibration.objects.get()
+    stored.values = {**stored.values, "unknown_word_sentence": 0.95}
+    stored.save()
+    assert answer_question(user=employee, text=AMBIGUOUS).answer.response_type == Answer.ResponseType.CLARIFICATION
+
+    answer = answer_question(user=employee, text="在宅勤務の通信費は？").answer
+
+    assert answer.response_type == Answer.ResponseType.NOT_FOUND, answer.usage["decision"]
+    assert answer.usage["decision"]["reasons"] == ["tied_without_subject"]
+    assert not answer.clarification and not answer.citations.exists()
 
 
 # --- asking back and abstaining with the demo documents ----------------------------------
