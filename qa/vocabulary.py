@@ -355,6 +355,8 @@ def unknown_words(text: str, *, version_ids: Sequence[int], reached: Iterable[st
         # Casual kana input is cut into words by guesswork (けんこう → けん as a name).
         and not _ALL_HIRAGANA.fullmatch(w.surface)
         and not _used_as_a_word(w, vocabulary, df)
+        # A time counted from now (来週, 先月) says when, not what the documents would have to cover.
+        and not says_when(w.surface)
         # Kanji words share readings too often to be matched by them (as in _by_word_reading).
         and (has_kanji(w.surface) or by_reading.get(unvoiced(w.reading)) is None)
     ]
