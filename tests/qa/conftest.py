@@ -12,14 +12,17 @@ servers of tests/qa/providers/conftest.py (127.0.0.1, nothing patched).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group
+from django.core.management import call_command
 
 from documents.models import Document
 from documents.services import document_ingest
+from qa.models import CorpusCalibration
 from tests.qa.providers.conftest import FakeServer, Reply
 
 DEMO_CORPUS = Path(__file__).resolve().parents[2] / "documents" / "demo_corpus"
@@ -111,3 +114,16 @@ def error_reply(status: int) -> Reply:
         status=status,
         body={"type": "error", "error": {"type": kinds.get(status, "api_error"), "message": f"fake {status}"}},
     )
+
+
+def calibrated(**values: float) -> CorpusCalibration:
+    """Calibrate the live documents (the ``calibrate`` command), then set ``values`` in what was stored.
+
+    A corpus written in a test is small: the values a large handbook would measure (no chunk as close as
+    中 needs, off-topic questions as close as its own) are set by hand to reach the rule under test.
+    """
+    call_command("calibrate", stdout=StringIO())
+    stored = CorpusCalibration.objects.get()
+    stored.values = {**stored.values, **values}
+    stored.save()
+    return stored

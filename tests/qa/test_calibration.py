@@ -24,6 +24,7 @@ from qa.decision import Calibration
 from qa.models import Answer, CorpusCalibration
 from qa.services import answer_question, applied_calibration, calibration_stale, current_calibration
 from qa.tasks import calibrate_task
+from tests.qa.conftest import calibrated
 
 CORPUS = {
     "canteen.md": "# 社員食堂の案内\n## 営業時間\n社員食堂は平日の11時30分から14時まで営業します。\n"
@@ -262,10 +263,7 @@ def test_an_everyday_word_is_answered_when_a_sentence_beats_every_off_topic_ques
     unknown word is not, and without that measurement the unknown word alone turns the question away."""
     for filename, text in CORPUS.items():
         ingest(text=text, filename=filename)
-    call_command("calibrate", stdout=StringIO())
-    stored = CorpusCalibration.objects.get()
-    stored.values = {**stored.values, "medium": 0.99}  # no chunk reaches 中: only the sentence rule can keep it
-    stored.save()
+    stored = calibrated(medium=0.99)  # no chunk reaches 中: only the sentence rule can keep it
 
     answer = answer_question(user=employee, text="ママチャリ通勤の保険は？").answer
     assert answer.response_type == Answer.ResponseType.ANSWER, answer.usage["decision"]

@@ -3,16 +3,14 @@
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
-from django.core.management import call_command
 from django.test import Client
 from django.utils.html import escape
 
 from qa.decision import answer_stands
-from qa.models import Answer, CorpusCalibration
+from qa.models import Answer
 from qa.services import answer_question
+from tests.qa.conftest import calibrated
 from verification.grounding import NOT_FOUND_MESSAGE
 
 CORPUS = {
@@ -47,11 +45,8 @@ def test_a_question_no_sentence_answers_is_not_found_though_its_words_are_the_do
     question's words, from an equally weak passage, stays."""
     for filename, text in CORPUS.items():
         ingest(text=text, filename=filename)
-    call_command("calibrate", stdout=StringIO())
-    stored = CorpusCalibration.objects.get()
     # Every passage below 中, and no off-topic rule: only verification's finding decides.
-    stored.values = {**stored.values, "confident": 0.995, "medium": 0.99}
-    stored.save()
+    calibrated(confident=0.995, medium=0.99)
     settings.RAG_OFF_TOPIC_SIMILARITY = 0.0
 
     trip = answer_question(user=employee, text="新大阪から東京まで新幹線で何分くらいかかる？").answer

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
 from django.contrib.auth.models import Group, User
 from django.core.exceptions import ValidationError
-from django.core.management import call_command
 
 from documents.models import Chunk
 from qa.llm_expansion import KEYWORD_PROMPT, clean_keywords, llm_keywords, parse_keyword_list
-from qa.models import Answer, CorpusCalibration, SynonymEntry
+from qa.models import Answer, SynonymEntry
 from qa.retrieval import search
 from qa.services import answer_question
 from tests.conftest import PASSWORD
-from tests.qa.conftest import DEMO_CORPUS, Reply, anthropic_message, char_location, error_reply, text_block
+from tests.qa.conftest import (
+    DEMO_CORPUS,
+    Reply,
+    anthropic_message,
+    calibrated,
+    char_location,
+    error_reply,
+    text_block,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -236,11 +241,8 @@ def test_documents_that_tie_around_a_subject_neither_names_are_not_offered(overl
     「在宅勤務の申請はいつまで？」, but offering them would offer documents that do not say: not found."""
     for i, text in enumerate(OTHER_RULES):
         ingest(text=text, filename=f"rules_{i}.md")
-    call_command("calibrate", stdout=StringIO())
     # As on a handbook whose everyday off-topic questions came as close to its sentences as these do.
-    stored = CorpusCalibration.objects.get()
-    stored.values = {**stored.values, "unknown_word_sentence": 0.95}
-    stored.save()
+    calibrated(unknown_word_sentence=0.95)
     assert answer_question(user=employee, text=AMBIGUOUS).answer.response_type == Answer.ResponseType.CLARIFICATION
 
     answer = answer_question(user=employee, text="在宅勤務の通信費は？").answer

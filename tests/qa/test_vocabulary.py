@@ -8,14 +8,11 @@ and FTS5; the small corpus is written here.
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
-from django.core.management import call_command
 
 from documents.services import document_delete
 from documents.vocabulary import says_when
-from qa.models import Answer, CorpusCalibration, SynonymEntry
+from qa.models import Answer, SynonymEntry
 from qa.presenters import answer_payload
 from qa.retrieval import search
 from qa.services import answer_question
@@ -28,6 +25,7 @@ from qa.vocabulary import (
     unheard_of_owners,
     unknown_words_asked_with_known_ones,
 )
+from tests.qa.conftest import calibrated
 
 EXPENSES = """# 経費の精算
 
@@ -310,12 +308,9 @@ def test_a_time_counted_from_now_is_neither_an_unknown_word_nor_whose_the_rule_i
     """「来週の外部研修の申込は？」: no document writes 来週, and it is no one's rule as 「楽天の有給休暇」 is 楽天's: it
     says when. The question is answered from the rule it names, not turned away for a word the documents lack."""
     ingest(text=TRAINING, filename="training.md")
-    call_command("calibrate", stdout=StringIO())
     # As on a large handbook: no chunk as close as 高 needs, and everyday off-topic questions came as close
     # to its sentences as these do. Then a question naming nothing the documents use is turned away.
-    stored = CorpusCalibration.objects.get()
-    stored.values = {**stored.values, "confident": 0.99, "unknown_word_sentence": 0.95}
-    stored.save()
+    calibrated(confident=0.99, unknown_word_sentence=0.95)
     assert not search(user=employee, query=question).unknown_words
 
     answer = answer_question(user=employee, text=question).answer
