@@ -102,6 +102,11 @@ class Calibration:
     source: str = "settings"
     unknown_word_sentence: float = 1.0
 
+    @property
+    def off_topic_sentences_measured(self) -> bool:
+        """Whether the corpus was measured for how close everyday off-topic questions come to its sentences."""
+        return self.unknown_word_sentence < 1.0
+
     @classmethod
     def from_settings(cls) -> Calibration:
         """The values configured in settings (RAG_OFF_TOPIC_SIMILARITY, ...)."""
@@ -225,7 +230,7 @@ def _subject_unknown_to_all(question: Question, evidence: Evidence, calibration:
     (:func:`_closer_than_off_topic`) says otherwise: a tie there is between documents that answer.
     Only on a measured corpus: without that measurement, nothing tells them apart, and they are offered.
     """
-    if not question.subject_terms or not evidence.unknown_words or calibration.unknown_word_sentence >= 1.0:
+    if not question.subject_terms or not evidence.unknown_words or not calibration.off_topic_sentences_measured:
         return False
     head = question.subject_terms[-1]
     return any(word in head for word in evidence.unknown_words) and not _closer_than_off_topic(evidence, calibration)
@@ -304,7 +309,7 @@ def _names_only_unknown(evidence: Evidence, calibration: Calibration, top_chunk:
     """
     return (
         not evidence.unknown_among_known
-        and calibration.unknown_word_sentence < 1.0
+        and calibration.off_topic_sentences_measured
         and top_chunk < calibration.confident
         and evidence.best_sentence() <= calibration.unknown_word_sentence
     )
@@ -324,7 +329,7 @@ def _closer_than_off_topic(evidence: Evidence, calibration: Calibration) -> bool
     """
     return (
         evidence.unknown_among_known
-        and calibration.unknown_word_sentence < 1.0
+        and calibration.off_topic_sentences_measured
         and evidence.best_sentence() > calibration.unknown_word_sentence
     )
 
