@@ -148,6 +148,13 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
         frozenset({"clock"}),
     ),
     (re.compile(r"何歳|なんさい|\bwhat age\b|\bhow old\b"), frozenset({"age"})),
+    # A count of days from or within an event (「何日前までに」, 「何日以内」, 「何日間」) is a duration, which a
+    # rule may state in weeks or months as well (「退職日の 1 週間前まで」, 「1 か月前までに申し出る」); a day
+    # of the month (「締め日は何日？」) or a count of business days is answered in days only.
+    (
+        re.compile(r"(?:何日|なんにち)(?=前|まえ|後|間|かん|以内|いない|以上|くらい|ぐらい|ほど|程度)"),
+        frozenset({"day", "business_day", "week", "month"}),
+    ),
     (
         re.compile(rf"何営業日|何日|なんにち|{_EN_COUNT}days?\b"),
         frozenset({"day", "business_day"}),

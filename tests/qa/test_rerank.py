@@ -223,3 +223,24 @@ def test_a_document_titled_with_the_place_the_question_names_comes_first_as_sure
     assert titled_first(fused([1, 2, 3, 4]), ENTITY_HEADINGS, [], depth=4) == fused([1, 2, 3, 4])
     assert titled_first(fused([1, 2, 4]), ENTITY_HEADINGS, ["日本"], depth=4) == fused([1, 2, 4])
     assert titled_first(fused([1, 2, 3, 4]), ENTITY_HEADINGS, ["日本"], depth=2) == fused([1, 2, 3, 4])
+
+
+# Passages of an offboarding rule book: two stating numbers of days, one stating the asked deadline in weeks.
+OFFBOARDING = {
+    1: "経費は発生から 30 日以内に精算してください。",
+    2: "最終給与は退職日から 5 日後に確定します。",
+    3: "最終の経費レポートは、退職日の少なくとも 1 週間前までに提出してください。",
+    4: "退職の手続きは人事部が案内します。",
+}
+
+
+def test_a_deadline_stated_in_weeks_answers_a_question_asking_how_many_days_before():
+    """「退職日の何日前までに…？」 asks for a length of time before an event, and 「1 週間前まで」 states one:
+    that passage counts as stating the asked quantity and is not pushed below passages that state days
+    about something else. Passages stating no length of time still follow."""
+    from verification.answer_types import asked_units
+    from qa.rerank import stating_first
+
+    days = asked_units("辞める前の最後の経費精算は、退職日の何日前までに出せばいい？")
+    ranked = stating_first(fused([3, 4, 1, 2]), OFFBOARDING, days, depth=4)
+    assert [c.chunk_id for c in ranked] == [3, 1, 2, 4]

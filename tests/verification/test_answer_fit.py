@@ -358,3 +358,27 @@ def test_a_question_about_a_proportion_is_answered_by_a_percentage(question: str
     assert asked_units(question) == [frozenset({"percent"})]
     assert "type" not in answer_fit(question, "評価ごとの分布の目安は、Sが5%、Aが20%とする。").failed
     assert "type" in answer_fit(question, "昇給は、毎年4月1日付で、人事評価の結果に基づき行う。").failed
+
+
+@pytest.mark.parametrize(
+    ("question", "stated", "answers"),
+    [
+        # A count of days from or within an event is a duration, stated in weeks or months as often as in days.
+        (
+            "辞める前の最後の経費精算は、退職日の何日前までに出せばいい？",
+            "退職日の少なくとも 1 週間前までに提出してください。",
+            True,
+        ),
+        ("退職するときは何日前までに申し出る？", "退職を希望する者は、1 か月前までに申し出ること。", True),
+        ("申請は何日以内に出す？", "申請は発生から 2 週間以内に提出します。", True),
+        ("なんにちまえまでに予約する？", "国内出張は 3 日前までに予約します。", True),
+        # A day of the month is a day: weeks do not answer 「締め日は何日？」, nor a count of business days.
+        ("給与計算の締め日って何日？", "給与は入社から 1 週間後に登録されます。", False),
+        ("払い戻しは何営業日かかる？", "払い戻しには 1 週間ほどかかります。", False),
+    ],
+)
+def test_days_counted_from_an_event_are_answered_by_weeks_and_months_too(
+    question: str, stated: str, answers: bool
+) -> None:
+    (units,) = asked_units(question)
+    assert carries_units(units, stated) is answers
