@@ -148,11 +148,15 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
         frozenset({"clock"}),
     ),
     (re.compile(r"何歳|なんさい|\bwhat age\b|\bhow old\b"), frozenset({"age"})),
-    # A count of days from or within an event (「何日前までに」, 「何日以内」, 「何日間」) is a duration, which a
-    # rule may state in weeks or months as well (「退職日の 1 週間前まで」, 「1 か月前までに申し出る」); a day
-    # of the month (「締め日は何日？」) or a count of business days is answered in days only.
+    # A count of days or months from or within an event (「何日前までに」, 「何か月以内」, 「何日間」) and any count
+    # of weeks is a length of time, which a rule may state in days, weeks or months (「退職日の 1 週間前まで」,
+    # 「1 か月前までに申し出る」, 「産前 6 週間」); a day of the month (「締め日は何日？」), a count of business
+    # days and a plain count of months (「期間は何か月？」) keep their own unit.
     (
-        re.compile(r"(?:何日|なんにち)(?=前|まえ|後|間|かん|以内|いない|以上|くらい|ぐらい|ほど|程度)"),
+        re.compile(
+            r"何週|なんしゅう|"
+            r"(?:何日|なんにち|何ヶ月|何か月|何カ月|なんかげつ)(?=前|まえ|後|間|かん|以内|いない|以上|くらい|ぐらい|ほど|程度)"
+        ),
         frozenset({"day", "business_day", "week", "month"}),
     ),
     (
@@ -178,7 +182,7 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
         frozenset({"person"}),
     ),
     (re.compile(r"何分|なんぷん"), frozenset({"minute"})),
-    (re.compile(rf"何週|{_EN_COUNT}weeks?\b"), frozenset({"week"})),
+    (re.compile(rf"{_EN_COUNT}weeks?\b"), frozenset({"week"})),
     (re.compile(rf"何泊|{_EN_COUNT}nights?\b"), frozenset({"night"})),
 )
 # "How long…?" asks for a length of time when nothing more precise is asked ("how many days" is).

@@ -363,7 +363,7 @@ def test_a_question_about_a_proportion_is_answered_by_a_percentage(question: str
 @pytest.mark.parametrize(
     ("question", "stated", "answers"),
     [
-        # A count of days from or within an event is a duration, stated in weeks or months as often as in days.
+        # A length of time from or within an event is stated in days, weeks or months alike.
         (
             "辞める前の最後の経費精算は、退職日の何日前までに出せばいい？",
             "退職日の少なくとも 1 週間前までに提出してください。",
@@ -372,12 +372,17 @@ def test_a_question_about_a_proportion_is_answered_by_a_percentage(question: str
         ("退職するときは何日前までに申し出る？", "退職を希望する者は、1 か月前までに申し出ること。", True),
         ("申請は何日以内に出す？", "申請は発生から 2 週間以内に提出します。", True),
         ("なんにちまえまでに予約する？", "国内出張は 3 日前までに予約します。", True),
-        # A day of the month is a day: weeks do not answer 「締め日は何日？」, nor a count of business days.
+        ("産休は出産予定日の何週間前から取れる？", "産前休業は出産予定日の 42 日前から取得できます。", True),
+        ("海外に引っ越すなら何か月前から手続きを始める？", "移転の申請は 90 日前までに提出してください。", True),
+        ("育休は何週間取れる？", "育児休業は最長 112 日取得できます。", True),
+        # A day of the month is a day: weeks do not answer 「締め日は何日？」, nor a count of business days,
+        # and a plain count of months is answered in months.
         ("給与計算の締め日って何日？", "給与は入社から 1 週間後に登録されます。", False),
         ("払い戻しは何営業日かかる？", "払い戻しには 1 週間ほどかかります。", False),
+        ("購入期間は何か月？", "購入期間は 180 日です。", False),
     ],
 )
-def test_days_counted_from_an_event_are_answered_by_weeks_and_months_too(
+def test_a_length_of_time_from_an_event_is_answered_in_days_weeks_or_months(
     question: str, stated: str, answers: bool
 ) -> None:
     (units,) = asked_units(question)
