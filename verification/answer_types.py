@@ -137,6 +137,10 @@ _EN_BETWEEN = (
 )
 _EN_COUNT = rf"\b(?:how many|number of)\s+(?:{_EN_BETWEEN}\S+\s+){{0,3}}"
 
+# A length of time counted in days, weeks or months, which a rule may state in any of them: 「退職日の 1 週間前まで」
+# and 「1 か月前までに申し出る」 answer 「何日前まで？」, 「42 日前から」 answers 「何週間前から？」 (calendar knowledge).
+_LENGTH_OF_TIME = frozenset({"day", "business_day", "week", "month"})
+
 # Units a quantity question asks for (canonical units of verification.quantities), in question order.
 # 何時間 before 何時; 営業時間 and 何時から ask for clock times.
 _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
@@ -148,16 +152,14 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
         frozenset({"clock"}),
     ),
     (re.compile(r"何歳|なんさい|\bwhat age\b|\bhow old\b"), frozenset({"age"})),
-    # A count of days or months from or within an event (「何日前までに」, 「何か月以内」, 「何日間」) and any count
-    # of weeks is a length of time, which a rule may state in days, weeks or months (「退職日の 1 週間前まで」,
-    # 「1 か月前までに申し出る」, 「産前 6 週間」); a day of the month (「締め日は何日？」), a count of business
-    # days and a plain count of months (「期間は何か月？」) keep their own unit.
+    # A count of days or months from or within an event (「何日前までに」, 「何か月以内」, 「何日間」) is a length of
+    # time (below); a day of the month (「締め日は何日？」), a count of business days and a plain count of months
+    # (「期間は何か月？」) keep their own unit.
     (
         re.compile(
-            r"何週|なんしゅう|"
             r"(?:何日|なんにち|何ヶ月|何か月|何カ月|なんかげつ)(?=前|まえ|後|間|かん|以内|いない|以上|くらい|ぐらい|ほど|程度)"
         ),
-        frozenset({"day", "business_day", "week", "month"}),
+        _LENGTH_OF_TIME,
     ),
     (
         re.compile(rf"何営業日|何日|なんにち|{_EN_COUNT}days?\b"),
@@ -182,7 +184,8 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
         frozenset({"person"}),
     ),
     (re.compile(r"何分|なんぷん"), frozenset({"minute"})),
-    (re.compile(rf"{_EN_COUNT}weeks?\b"), frozenset({"week"})),
+    # A count of weeks is only ever a length of time.
+    (re.compile(rf"何週|なんしゅう|{_EN_COUNT}weeks?\b"), _LENGTH_OF_TIME),
     (re.compile(rf"何泊|{_EN_COUNT}nights?\b"), frozenset({"night"})),
 )
 # "How long…?" asks for a length of time when nothing more precise is asked ("how many days" is).

@@ -375,6 +375,7 @@ def test_a_question_about_a_proportion_is_answered_by_a_percentage(question: str
         ("産休は出産予定日の何週間前から取れる？", "産前休業は出産予定日の 42 日前から取得できます。", True),
         ("海外に引っ越すなら何か月前から手続きを始める？", "移転の申請は 90 日前までに提出してください。", True),
         ("育休は何週間取れる？", "育児休業は最長 112 日取得できます。", True),
+        ("How many weeks of parental leave can I take?", "育児休業は最長 112 日取得できます。", True),
         # A day of the month is a day: weeks do not answer 「締め日は何日？」, nor a count of business days,
         # and a plain count of months is answered in months.
         ("給与計算の締め日って何日？", "給与は入社から 1 週間後に登録されます。", False),
