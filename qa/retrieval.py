@@ -405,7 +405,11 @@ def _retrieve(
     # embeds the question with only its certain spellings (hotel → ホテル). Its keyword half searches the Japanese
     # terms its words reached, which Japanese passages write, and leads where they single out passages; with none,
     # the English words, which Japanese documents carry only by chance (a screen's label), just add candidates.
-    japanese = [term for term in expansion.added_keywords if not term.isascii()] if english else []
+    japanese: list[str] = []
+    if english:
+        # A word the documents write in katakana (hotel → ホテル) is rewritten rather than added: it searches too.
+        reached = [*(m.term for m in matches if m.via in ("reading", "spelling")), *expansion.added_keywords]
+        japanese = list(dict.fromkeys(term for term in reached if not term.isascii()))
     result = live_engine(meaning=meaning).search(
         query=expansion.expanded_query,
         version_ids=version_ids,

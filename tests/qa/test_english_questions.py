@@ -135,3 +135,33 @@ def test_an_english_question_about_a_password_length_is_answered_with_its_charac
     answer = answer_question(user=employee, text="What is the minimum password length?").answer
     assert answer.response_type == "answer"
     assert "12文字以上" in answer.answer_text
+
+
+# Pages that write 出張 (business trip) again and again, and none of them the hotel limit.
+TRIP_PAGES = (
+    (
+        "trip_request.md",
+        "# 出張申請\n\n## 申請\n出張は事前に出張申請書を出します。国内出張と海外出張で様式が違います。\n",
+    ),
+    ("trip_settlement.md", "# 出張精算\n\n## 精算\n出張の後1週間以内に出張旅費を精算します。出張の日当は別です。\n"),
+    ("trip_report.md", "# 出張報告\n\n## 報告書\n出張後は出張報告書を出します。海外出張の報告は英語でも可。\n"),
+    ("trip_insurance.md", "# 出張保険\n\n## 補償\n海外出張中の事故は出張保険で補償されます。国内出張は対象外です。\n"),
+    ("trip_car.md", "# 出張の移動\n\n## 社用車\n出張で社用車を使うときは出張申請に書きます。国内出張のみ。\n"),
+    ("trip_advance.md", "# 出張仮払い\n\n## 仮払い\n長い出張では出張旅費を仮払いできます。海外出張は外貨で。\n"),
+)
+
+
+def test_an_english_word_the_documents_write_in_katakana_is_searched_for(ingest, employee):
+    """hotel is written ホテル by the documents: that spelling searches too, with business trip's 出張, so the page
+    about hotels comes first rather than behind every page that writes 出張 more often."""
+    for name, text in TRIP_PAGES:
+        ingest(text=text, filename=name)
+    ingest(
+        text="# 宿泊のルール\n\n## ホテル\nホテルは標準的な客室を選び、1泊あたり税込18,000円までとします。\n",
+        filename="hotels.md",
+    )
+    question = "What is the hotel limit per night on a business trip?"
+    assert search(user=employee, query=question).hits[0].filename == "hotels.md"
+    answer = answer_question(user=employee, text=question).answer
+    assert answer.response_type == "answer"
+    assert "18,000円" in answer.answer_text
