@@ -405,11 +405,7 @@ def _retrieve(
     # embeds the question with only its certain spellings (hotel → ホテル). Its keyword half searches the Japanese
     # terms its words reached, which Japanese passages write, and leads where they single out passages; with none,
     # the English words, which Japanese documents carry only by chance (a screen's label), just add candidates.
-    japanese: list[str] = []
-    if english:
-        # A word the documents write in katakana (hotel → ホテル) is rewritten rather than added: it searches too.
-        reached = [*(m.term for m in matches if m.via in ("reading", "spelling")), *expansion.added_keywords]
-        japanese = list(dict.fromkeys(term for term in reached if not term.isascii()))
+    japanese = _japanese_terms(matches, expansion.added_keywords) if english else []
     result = live_engine(meaning=meaning).search(
         query=expansion.expanded_query,
         version_ids=version_ids,
@@ -424,6 +420,16 @@ def _retrieve(
     candidates = _reordered(result.candidates, chunks, query, units, english=english)
     hits = _hits(candidates, chunks, k=k, per_document=per_document)
     return _Retrieved(expansion, hits, chunks, version_ids, timings, matches, written)
+
+
+def _japanese_terms(matches: Sequence[TermMatch], added_keywords: Sequence[str]) -> list[str]:
+    """The Japanese terms an English question's words reached, once each: what its keyword half searches.
+
+    A word the documents write in katakana (hotel → ホテル) is written into the question rather than
+    added to it, and is one of them too.
+    """
+    reached = [*(m.term for m in matches if m.via in ("reading", "spelling")), *added_keywords]
+    return list(dict.fromkeys(term for term in reached if not term.isascii()))
 
 
 def _reordered(
