@@ -392,6 +392,12 @@ def _names_a_title(sentence: str, titles: set[str]) -> bool:
     return bool(titles) and any(fold(name) in titles for name in _QUOTED_NAME.findall(sentence))
 
 
+# A line that is bold and nothing else (「**住宅手当**」, 「**注意**：」) labels the paragraph below it, as a heading
+# does: the sentences under it are about what it names, and by itself it answers nothing. A bold question (an FAQ's
+# 「**Q: …？**」) is not one: its answer follows it (_answer_after).
+_BOLD_LINE = re.compile(r"\*\*[^*\n?？]+\*\*[:：]?")
+
+
 def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, meanings: _Meanings) -> list[_Sentence]:
     """The sentences of one chunk, each with its meaning and the heading it stands under; table rows with their header.
 
@@ -409,15 +415,16 @@ def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, meanings: _Meaning
     for position, sentence in enumerate(spans):
         text = chunk.text[sentence.start : sentence.end]
         meaning = meanings.of(position)
-        if sentence.heading:
+        heading = sentence.heading or bool(_BOLD_LINE.fullmatch(text.strip()))
+        if heading:
             under, under_meaning = tokens(text), meaning
         row = bool(TABLE_ROW.match(text))
-        parent = parents.read(chunk.text, sentence.start, sentences, breaks=sentence.heading or row)
+        parent = parents.read(chunk.text, sentence.start, sentences, breaks=heading or row)
         placed = _Sentence(
             chunk_index,
             sentence.start,
             sentence.end,
-            sentence.heading,
+            heading,
             text,
             {},
             meaning,
@@ -437,7 +444,7 @@ def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, meanings: _Meaning
             continue
         header = ()
         own = tokens(text)
-        lead = {} if sentence.heading else _linked_to_previous(sentences, text, own)
+        lead = {} if heading else _linked_to_previous(sentences, text, own)
         if parent is not None:
             lead = _merged([parent.tokens, lead])
             placed = replace(placed, with_parent=meanings.read_together(position, position_of[parent.start]))
