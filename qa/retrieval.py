@@ -44,6 +44,7 @@ from qa.hit_vectors import sentence_matrices
 from qa.types import RetrievedChunk
 from verification.answer_types import carries_units, recommends
 from qa.vocabulary import (
+    AS_WRITTEN,
     GENERAL,
     TermMatch,
     companies_unheard_of,
@@ -428,7 +429,7 @@ def _japanese_terms(matches: Sequence[TermMatch], added_keywords: Sequence[str])
     A word the documents write in katakana (hotel → ホテル) is written into the question rather than
     added to it, and is one of them too.
     """
-    reached = [*(m.term for m in matches if m.via in ("reading", "spelling")), *added_keywords]
+    reached = [*(m.term for m in matches if m.via in AS_WRITTEN), *added_keywords]
     return list(dict.fromkeys(term for term in reached if not term.isascii()))
 
 

@@ -70,6 +70,9 @@ Via = Literal["spelling", "reading", "abbreviation", "everyday", "synonym", "mea
 # Matches a general dictionary proposes (qa.everyday's lists, Sudachi's synonym groups) rather than the
 # documents' own writing: searched and taken as known words, but the question keeps the asker's words.
 GENERAL: frozenset[str] = frozenset({"everyday", "synonym"})
+# Matches that stand for the very word typed (its kanji, its katakana): written into the question in the
+# documents' spelling (written_as_documents), not added to it as other terms are.
+AS_WRITTEN: frozenset[str] = frozenset({"spelling", "reading"})
 # A term's reading must be this long (kana) to be recognised in kana input: shorter ones collide by chance.
 MIN_READING = 3
 MAX_READING = 16
@@ -594,7 +597,7 @@ def written_as_documents(text: str, matches: Sequence[TermMatch]) -> str:
     何 with a counter typed in kana is written in kanji too (なんねん → 何年), as documents write it.
     """
     firsts = {m.word: m for m in reversed([m for m in matches if m.via in GENERAL])}
-    to_write = [m for m in matches if m.via in ("reading", "spelling")] + list(firsts.values())
+    to_write = [m for m in matches if m.via in AS_WRITTEN] + list(firsts.values())
     rewritten = sorted(to_write, key=lambda m: -len(m.word))
     written = text if all(m.word in text for m in rewritten) else fold(text)
     # First: a word read inside one (かげつ of なんかげつ) is then not written alone.
