@@ -149,6 +149,18 @@ class LiveVocabulary:
             at = joined.find(text, starts[row + 1]) if row + 1 < len(starts) else -1
         return rows
 
+    def rows_read_from(self, start: str) -> list[int]:
+        """The rows of the terms whose reading begins with ``start`` (katakana), ``start`` itself included."""
+        readings, rows = self._by_reading_order
+        # "\uffff" sorts after every kana: the end of the run of readings that begin with ``start``.
+        return rows[bisect.bisect_left(readings, start) : bisect.bisect_left(readings, start + "\uffff")]
+
+    @functools.cached_property
+    def _by_reading_order(self) -> tuple[list[str], list[int]]:
+        """The terms' readings in sorted order, and each one's row: a prefix is one run of them."""
+        order = sorted(range(len(self.readings)), key=self.readings.__getitem__)
+        return [self.readings[row] for row in order], order
+
     @functools.cached_property
     def _joined(self) -> tuple[str, list[int]]:
         """Every term in one string, newline-separated (a term holds none), and where each begins."""

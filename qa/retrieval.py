@@ -332,7 +332,7 @@ def _unknown_names(question: Question, found: _Retrieved, unknown: list[Word]) -
         if found.hits:
             yield from texts().get(found.hits[0].document_id) or []
 
-    apart = names_apart_from_their_subject(question.spelled, passages(), best=best())
+    apart = names_apart_from_their_subject(question.spelled, passages(), best=best(), written=found.matches)
     return names + [n for n in apart if n not in names]
 
 

@@ -154,6 +154,7 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
         + _by_word_reading(words, by_reading, vocabulary, df, latin=_Readings(vocabulary, as_words))
         + _by_kanji_spelling(text, lambda written: written_in(written, version_ids, starting_a_word=has_kanji(written)))
         + _by_okurigana(words, by_reading, vocabulary, df)
+        + _by_clipping(words, vocabulary, df)
     )
     if settings.RAG_EVERYDAY_WORDS:
         # The company's glossary decides for the words it lists (a reviewer's pair replaces a general one).
@@ -554,7 +555,9 @@ def unknown_words_asked_with_known_ones(text: str, unknown: Sequence[str]) -> bo
     return not any(x.surface in missing and y.surface not in missing for x, y in _asked_as_owner(words))
 
 
-def names_apart_from_their_subject(text: str, passages: Iterable[str], *, best: Iterable[str] = ()) -> list[str]:
+def names_apart_from_their_subject(
+    text: str, passages: Iterable[str], *, best: Iterable[str] = (), written: Sequence[TermMatch] = ()
+) -> list[str]:
     """The names X of ``text`` asked about as 「X の Y」 (Y a noun) that no passage names together with Y.
 
     X is a proper noun that is not a place: a place says where (「アメリカの政府関係者」, which
@@ -568,6 +571,8 @@ def names_apart_from_their_subject(text: str, passages: Iterable[str], *, best: 
     A name that ``best`` (the folded texts of the best hit's document) names is never
     apart: the answer then comes from what the documents say about X, which may put Y in
     other words (「アマルティア・センの出身地」 over his biography, which says where he was born).
+    ``written``: the question's words the documents write otherwise (its vocabulary matches but by meaning):
+    a passage names インスタ when it writes Instagram, which インスタ clips.
     """
     words = question_words(text)
     asked = [(name, subject) for name, subject in _asked_as_owner(words) if name.proper and not name.place]
@@ -576,10 +581,11 @@ def names_apart_from_their_subject(text: str, passages: Iterable[str], *, best: 
     texts, answered_from = list(passages), list(best)
     apart: list[str] = []
     for name, subject in asked:
-        if any(name.surface in t for t in answered_from):
+        names = {name.surface} | {m.term for m in written if m.word == name.surface and m.via != "meaning"}
+        if any(n in t for t in answered_from for n in names):
             continue
         spellings = {subject.surface, subject.normalized} | {p.surface for p in subject.parts if len(p.surface) >= 2}
-        if not any(name.surface in t and any(s in t for s in spellings) for t in texts):
+        if not any(any(n in t for n in names) and any(s in t for s in spellings) for t in texts):
             apart.append(name.surface)
     return list(dict.fromkeys(apart))
 
@@ -716,6 +722,68 @@ def _by_okurigana(
             if term is not None and _kanji_of(term) == kanji:
                 found.append(TermMatch(word=surface, term=term, via="spelling"))
     return found
+
+
+# The fewest kana a clipped loanword keeps (インスタ, アプリ, カスハラ): two say too little of what they clip (プロ).
+_CLIPPED_MIN = 3
+# The fewest kana a clipping leaves out: a word one or two kana short of a term is another word as often as
+# not (セーフ is no セーフティ, インスタ no インスタンス), while clipping drops a part (インフル|エンザ).
+_CLIPPED_OFF = 3
+
+
+def _by_clipping(words: list[Word], vocabulary: LiveVocabulary, df: np.ndarray) -> list[TermMatch]:
+    """Terms that a question's katakana word clips, as Japanese shortens loanwords and names.
+
+    The word is the start of the term's reading (インフル → インフルエンザ, インスタ → Instagram, read
+    インスタグラム), or the starts of its parts' readings run together (カスハラ → カスタマーハラスメント).
+    A loanword clips a loanword: the term is written in katakana or Latin letters (ガソリン is not short for
+    ガソリン代). Only a word no document the asker may read uses, and not a word that is a whole part of the term:
+    コール does not clip コールセンター, it is the part the compound is built on. Of several terms, the one
+    the most documents use.
+    """
+    found: list[TermMatch] = []
+    for word in words:
+        clipped = word.reading
+        if (
+            not word.noun
+            or not _KATAKANA_WORD.fullmatch(word.surface)
+            or len(clipped) < _CLIPPED_MIN
+            or _used_in_any_spelling(word, vocabulary, df)
+        ):
+            continue
+        rows = [
+            row
+            for row in vocabulary.rows_read_from(clipped[:2])
+            if df[row] > 0
+            and len(vocabulary.readings[row]) >= len(clipped) + _CLIPPED_OFF
+            and not has_kanji(vocabulary.texts[row])
+        ]
+        clipping = [row for row in rows if _clips(word, vocabulary.texts[row])]
+        if clipping:
+            best = max(clipping, key=lambda row: (int(df[row]), -len(vocabulary.texts[row])))
+            found.append(TermMatch(word=word.surface, term=vocabulary.texts[best], via="abbreviation"))
+    return found
+
+
+def _clips(word: Word, term: str) -> bool:
+    """Whether katakana ``word`` is ``term`` shortened: the start of its first part (インフル of インフルエンザ,
+    コンビニ of コンビニエンスストア), or the starts of its first two parts run together (パワハラ).
+
+    Clipping cuts inside a word; what a word the dictionary knows in its own right leaves over when that is
+    itself a word, the term is a compound built on it (ペット|ボトル, ネット|ワーク), not its clipped form.
+    A name the dictionary lists is taken as clipped (インスタ: Instagram, read インスタグラム).
+    """
+    clipped = word.reading
+    parts = [part.reading for w in analyse(term) for part in (w.parts or (w,))]
+    if clipped in parts:
+        return False
+    first = parts[0]
+    if first.startswith(clipped) or len(parts) == 1:
+        if not first.startswith(clipped) or len(first) < len(clipped) + _CLIPPED_OFF:
+            return False
+        rest = analyse(first[len(clipped) :])
+        return word.proper or len(rest) != 1 or rest[0].oov
+    return any(first.startswith(clipped[:cut]) and parts[1].startswith(clipped[cut:]) for cut in range(1, len(clipped)))
 
 
 # The shortest reading matched from inside one of the analyser's words, in a question typed all in kana.

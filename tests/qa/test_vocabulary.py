@@ -818,3 +818,55 @@ def test_an_act_asked_as_a_verb_reaches_the_noun_the_documents_write(ingest, emp
     answer = answer_question(user=employee, text=question).answer
     assert answer.response_type == Answer.ResponseType.ANSWER, answer.answer_text
     assert "14日以内" in answer.answer_text and "1か月前" not in answer.answer_text
+
+
+SNS = """# SNS利用ガイドライン
+
+## してはいけないこと
+| してはいけないこと | 具体例 |
+|---|---|
+| 患者が特定される投稿 | 病棟の出来事の書き込み |
+| 患者・家族との私的なつながり | 友達申請・フォローの承認（退院後も含む） |
+
+私的に SNS（X、Instagram、Facebook 等）を使うときも、このガイドラインを守ってください。
+"""
+
+HEALTH = """# 職員の健康管理
+
+## 予防接種
+インフルエンザの予防接種は、院内で毎年11月に無料で受けられます。
+
+## ハラスメント
+カスタマーハラスメントを受けたときは、医療安全管理室（内線4120）に報告してください。
+"""
+
+
+def test_a_clipped_loanword_reaches_the_term_it_shortens(ingest, employee):
+    """People clip loanwords and names (インフル, インスタ) or run their parts' starts together (カスハラ).
+    インスタ, a name the documents never write in katakana, was taken for someone else's product and not found."""
+    ingest(text=SNS, filename="sns.md")
+    ingest(text=HEALTH, filename="health.md")
+    ingest(text="# 経費\n\n## 出張\n出張の宿泊は1泊12,000円までです。\n", filename="travel.md")
+
+    for question, word, term in (
+        ("インフルの予防接種はいつ受けられる？", "インフル", "インフルエンザ"),
+        ("カスハラを受けたらどこに報告する？", "カスハラ", "カスタマーハラスメント"),
+    ):
+        result = search(user=employee, query=question)
+        assert (word, term, "abbreviation") in {(m.word, m.term, m.via) for m in result.vocabulary}
+        assert result.hits[0].filename == "health.md"
+
+    answer = answer_question(
+        user=employee, text="退院した患者さんからインスタのフォロー申請がきた。承認していい？"
+    ).answer
+    assert answer.response_type == Answer.ResponseType.ANSWER
+    assert "フォローの承認" in answer.answer_text
+
+
+def test_a_word_a_compound_is_built_on_is_not_taken_for_its_clipping(ingest, employee):
+    """ペット is a word of its own, not ペットボトル clipped; ネット not ネットワーク: what they leave over is a word too."""
+    ingest(text="# 職場のルール\n\n## 飲み物\n会議室にはペットボトルの飲み物だけ持ち込めます。\n", filename="rules.md")
+    ingest(text="# 情報システム\n\n## 接続\n社外からはVPNで社内ネットワークに接続します。\n", filename="it.md")
+
+    for question in ("ペットを職場に連れてきてもいい？", "ネットが遅いときはどうする？"):
+        assert not [m for m in search(user=employee, query=question).vocabulary if m.via == "abbreviation"]
