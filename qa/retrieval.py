@@ -29,7 +29,7 @@ from documents.keyword_index import live_keyword_index
 from documents.models import Chunk
 from documents.selectors import searchable_version_ids, unreadable_version_ids, written_in
 from documents.services import stored_sentence_vectors
-from documents.vocabulary import Word
+from documents.vocabulary import Word, analyse
 from documents.sentence_vectors import unpack
 from documents.vectorstore import DenseIndex, live_collection
 from qa.ambiguity import content_terms, generic_terms, is_facet
@@ -602,6 +602,14 @@ def unknown_subject(
             return True
         return bool(terms) and not any(_mentioned(term, found) for term in terms)
     words = question.subject_terms
+    # A thing asked after (「誕生日休暇ってある？」) whose words are not all the documents' is not theirs,
+    # whatever else the question names (友達 → 友人), unless a match took it to what they write (社割 → 従業員割引).
+    said = [m.word for m in reached if m.via != "meaning"]
+    if any(
+        not any(word in term for word in said) and _part_unwritten(term, written, said)
+        for term in question.existence_terms
+    ):
+        return True
     if not (words or question.existence_terms) or any(fold(term) in text for term in expansions):
         return False
     # Whether a thing exists (「横浜本社って社員食堂ある？」) is not answered by documents that never mention it,
@@ -638,6 +646,21 @@ def _english_thing_unwritten(
         if its and thing not in text and not any(term in text or (written and written(term)) for term in its):
             return True
     return False
+
+
+def _part_unwritten(term: str, written: Callable[[str], bool] | None, said: Sequence[str]) -> bool:
+    """Whether a word ``term`` is made of is written nowhere the user may read, nor ``said`` (matched) otherwise.
+
+    「誕生日休暇ってある？」 over rules that write 休暇 and 子の誕生 but never 誕生日: each character is in
+    a bigram they use, yet no such leave is there. Only a compound's words are judged, and only those of two
+    characters or more: a word the analyser does not cut (相談先) is left to :func:`_mentioned`.
+    """
+    if written is None:
+        return False
+    parts = [p.surface for w in analyse(term) if w.noun for p in (w.parts or (w,))]
+    return len(parts) > 1 and any(
+        len(part) >= 2 and not any(part in word for word in said) and not written(part) for part in parts
+    )
 
 
 def _mentioned(word: str, found: Callable[[str], bool]) -> bool:

@@ -8,6 +8,7 @@ from qa.decision import NOT_FOUND, Calibration, Evidence, decide
 from qa.question import analyse_question
 from qa.retrieval import names_something_retrieved, unknown_subject
 from qa.types import RetrievedChunk
+from qa.vocabulary import TermMatch
 
 TRAVEL = RetrievedChunk(
     chunk_id=1,
@@ -131,3 +132,27 @@ def test_an_english_question_naming_nothing_and_loosely_close_to_everything_is_o
     assert not _not_found("What is the VPN server address?", [VPN])
     close = RetrievedChunk(**{**VPN.__dict__, "similarity": 0.83})
     assert not _not_found("What will the weather be like tomorrow?", [close])
+
+
+LEAVE = replace(
+    TRAVEL,
+    filename="leave.md",
+    section="休暇規程 > 慶弔休暇",
+    text="慶弔休暇として、子の誕生のときは2日休暇を取得できます。家族・友人の結婚のときは1日です。社員割引は別に定めます。",
+)
+
+
+def _written(term: str) -> bool:
+    return term in LEAVE.text
+
+
+def test_a_thing_asked_after_whose_words_are_not_all_written_is_unknown() -> None:
+    """「誕生日休暇」: each character is in a bigram the rules use (誕生, 2日休暇), but they never write 誕生日,
+    so they say nothing of such a leave, whatever else the question names (友達 → 友人, which they write)."""
+    question = "誕生日休暇ってありますか？友達の会社にはあるらしくて"
+    friends = [TermMatch("友達", "友人", "synonym")]
+    assert unknown_subject(question, [LEAVE], ("友人",), reached=friends, written=_written)
+    assert not unknown_subject("慶弔休暇ってありますか？", [LEAVE], written=_written)
+    # A word a match took to what the documents write is theirs: 社割 is their 社員割引.
+    discount = [TermMatch("社割", "社員割引", "everyday")]
+    assert not unknown_subject("社割制度ってある？", [LEAVE], ("社員割引",), reached=discount, written=_written)
