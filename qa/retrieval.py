@@ -602,13 +602,7 @@ def unknown_subject(
             return True
         return bool(terms) and not any(_mentioned(term, found) for term in terms)
     words = question.subject_terms
-    # A thing asked after (「誕生日休暇ってある？」) whose words are not all the documents' is not theirs,
-    # whatever else the question names (友達 → 友人), unless a match took it to what they write (社割 → 従業員割引).
-    said = [m.word for m in reached if m.via != "meaning"]
-    if any(
-        not any(word in term for word in said) and _part_unwritten(term, written, said)
-        for term in question.existence_terms
-    ):
+    if _thing_not_theirs(question, reached, written):
         return True
     if not (words or question.existence_terms) or any(fold(term) in text for term in expansions):
         return False
@@ -646,6 +640,16 @@ def _english_thing_unwritten(
         if its and thing not in text and not any(term in text or (written and written(term)) for term in its):
             return True
     return False
+
+
+def _thing_not_theirs(question: Question, reached: Sequence[TermMatch], written: Callable[[str], bool] | None) -> bool:
+    """Whether a thing asked after (「誕生日休暇ってある？」) has a word the documents do not write (:func:`_part_unwritten`),
+    whatever else the question names (友達 → 友人), unless a match took it to what they write (社割 → 従業員割引)."""
+    said = [m.word for m in reached if m.via != "meaning"]
+    return any(
+        not any(word in term for word in said) and _part_unwritten(term, written, said)
+        for term in question.existence_terms
+    )
 
 
 def _part_unwritten(term: str, written: Callable[[str], bool] | None, said: Sequence[str]) -> bool:

@@ -115,34 +115,42 @@ class Checker:
             except UnicodeDecodeError:
                 self.fail(f"{p.name}: not valid UTF-8")
                 continue
-            if p.suffix == ".html":
-                for tag in (
-                    "<html",
-                    "<head>",
-                    "<title>",
-                    "</title>",
-                    "<body>",
-                    "<h1>",
-                    "<h2>",
-                    "<h3>",
-                    "<p>",
-                    "<ul>",
-                    "<table",
-                ):
-                    if tag not in raw:
-                        self.fail(f"{p.name}: HTML page lacks {tag}")
-                if raw.count("<table") != 1:
-                    self.fail(f"{p.name}: expected exactly one <table>")
-            if p.suffix == ".txt":
-                if "【" not in raw or "・" not in raw:
-                    self.fail(f"{p.name}: notice should use 【】 headings and ・ bullets")
-                if re.search(r"^\s*(#|\*\*|- |\|)", raw, flags=re.MULTILINE):
-                    self.fail(f"{p.name}: plain-text notice contains Markdown syntax")
+            self.check_format(p, raw)
             if p.suffix == ".md":
                 md_raw.append(raw)
             texts[p.name] = normalise(visible_text(p))
 
-        # Style features promised in the README.
+        self.check_styles(md_raw)
+        return texts
+
+    def check_format(self, p: Path, raw: str) -> None:
+        """The page structure an HTML page and the plain-text notice promise."""
+        if p.suffix == ".html":
+            for tag in (
+                "<html",
+                "<head>",
+                "<title>",
+                "</title>",
+                "<body>",
+                "<h1>",
+                "<h2>",
+                "<h3>",
+                "<p>",
+                "<ul>",
+                "<table",
+            ):
+                if tag not in raw:
+                    self.fail(f"{p.name}: HTML page lacks {tag}")
+            if raw.count("<table") != 1:
+                self.fail(f"{p.name}: expected exactly one <table>")
+        if p.suffix == ".txt":
+            if "【" not in raw or "・" not in raw:
+                self.fail(f"{p.name}: notice should use 【】 headings and ・ bullets")
+            if re.search(r"^\s*(#|\*\*|- |\|)", raw, flags=re.MULTILINE):
+                self.fail(f"{p.name}: plain-text notice contains Markdown syntax")
+
+    def check_styles(self, md_raw: list[str]) -> None:
+        """Style features promised in the README, across the Markdown files."""
         md_tables = [t for raw in md_raw for t in re.findall(r"<table>.*?</table>", raw, flags=re.DOTALL)]
         full_tables = [t for t in md_tables if "<thead>" in t and "<tbody>" in t and "<br>" in t]
         if len(full_tables) < 3:
@@ -164,7 +172,6 @@ class Checker:
             self.fail("no articles written as bold lines")
         if not any(re.search(r"^第\d+条（", raw, flags=re.MULTILINE) for raw in md_raw):
             self.fail("no articles written as plain lines")
-        return texts
 
     def check_groups(self, texts: dict[str, str]) -> str:
         try:
@@ -196,84 +203,104 @@ class Checker:
         seen_questions: set[str] = set()
         answers_checked = 0
         for i, line in enumerate(lines, start=1):
-            want_qid = f"my-{i:03d}"
-            try:
-                obj: object = json.loads(line)
-            except json.JSONDecodeError as exc:
-                self.fail(f"line {i}: invalid JSON ({exc})")
-                continue
-            if not isinstance(obj, dict):
-                self.fail(f"line {i}: not a JSON object")
-                continue
-            if set(obj) != FIELDS:
-                self.fail(f"line {i}: fields {sorted(obj)} != {sorted(FIELDS)}")
-                continue
-            qid, question, gold = obj["qid"], obj["question"], obj["gold_doc_id"]
-            answers, kind, lang = obj["answers"], obj["kind"], obj["lang"]
-            expect, split = obj["expect"], obj["split"]
-            if qid != want_qid:
-                self.fail(f"line {i}: qid {qid!r}, expected {want_qid}")
-            if not isinstance(question, str) or not question.strip():
-                self.fail(f"{want_qid}: empty question")
-                continue
-            if question in seen_questions:
-                self.fail(f"{want_qid}: duplicate question")
-            seen_questions.add(question)
-            want_split = "dev" if i <= 30 else "held_out"
-            if split != want_split:
-                self.fail(f"{want_qid}: split {split!r}, expected {want_split}")
-            if not isinstance(kind, str) or kind not in MIX:
-                self.fail(f"{want_qid}: unknown kind {kind!r}")
-                continue
-            if split in mix:
-                mix[split][kind] += 1
-            if expect != EXPECT_BY_KIND[kind]:
-                self.fail(f"{want_qid}: expect {expect!r}, kind {kind} needs {EXPECT_BY_KIND[kind]!r}")
-            want_lang = "en" if kind == "english" else "ja"
-            if lang != want_lang:
-                self.fail(f"{want_qid}: lang {lang!r}, expected {want_lang}")
-            if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
-                self.fail(f"{want_qid}: answers must be a list of strings")
-                continue
-            if not isinstance(gold, str):
-                self.fail(f"{want_qid}: gold_doc_id must be a string")
-                continue
-            if kind == "kana" and not is_hiragana_only(question):
-                self.fail(f"{want_qid}: kana question is not hiragana-only")
-            if kind == "english" and (not question.isascii() or not re.search(r"[A-Za-z]", question)):
-                self.fail(f"{want_qid}: english question is not plain ASCII English")
-            if kind != "english" and not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", question):
-                self.fail(f"{want_qid}: Japanese question has no Japanese characters")
-
-            if kind in ANSWER_KINDS:
-                if gold not in texts:
-                    self.fail(f"{want_qid}: gold_doc_id {gold!r} not in docs/")
-                    continue
-                if gold == restricted_doc:
-                    self.fail(f"{want_qid}: answerable question points at the managers-only file")
-                if not 1 <= len(answers) <= 3:
-                    self.fail(f"{want_qid}: needs 1-3 answers, has {len(answers)}")
-                for a in answers:
-                    if not 3 <= len(a) <= 20:
-                        self.fail(f"{want_qid}: answer {a!r} length {len(a)} not in 3-20")
-                    na = normalise(a)
-                    if not na or na not in texts[gold]:
-                        self.fail(f"{want_qid}: answer {a!r} not found in {gold}")
-                    else:
-                        answers_checked += 1
-            else:
-                if answers:
-                    self.fail(f"{want_qid}: {kind} must have answers []")
-                want_gold = restricted_doc if kind == "restricted" else ""
-                if gold != want_gold:
-                    self.fail(f"{want_qid}: {kind} gold_doc_id {gold!r}, expected {want_gold!r}")
-
+            answers_checked += self.check_line(i, line, texts, restricted_doc, mix, seen_questions)
         for split_name, counter in mix.items():
             for kind, n in MIX.items():
                 if counter.get(kind, 0) != n:
                     self.fail(f"{split_name}: {counter.get(kind, 0)} {kind} questions, expected {n}")
             self.notes.append(f"{split_name}: {dict(sorted(counter.items()))}")
         self.notes.append(f"answer strings found in gold docs: {answers_checked}")
+
+    def check_line(
+        self,
+        i: int,
+        line: str,
+        texts: dict[str, str],
+        restricted_doc: str,
+        mix: dict[str, Counter[str]],
+        seen: set[str],
+    ) -> int:
+        """One question line's fields; returns how many of its answer strings were found in its gold document."""
+        want_qid = f"my-{i:03d}"
+        try:
+            obj: object = json.loads(line)
+        except json.JSONDecodeError as exc:
+            self.fail(f"line {i}: invalid JSON ({exc})")
+            return 0
+        if not isinstance(obj, dict):
+            self.fail(f"line {i}: not a JSON object")
+            return 0
+        if set(obj) != FIELDS:
+            self.fail(f"line {i}: fields {sorted(obj)} != {sorted(FIELDS)}")
+            return 0
+        qid, question, gold = obj["qid"], obj["question"], obj["gold_doc_id"]
+        answers, kind, lang = obj["answers"], obj["kind"], obj["lang"]
+        expect, split = obj["expect"], obj["split"]
+        if qid != want_qid:
+            self.fail(f"line {i}: qid {qid!r}, expected {want_qid}")
+        if not isinstance(question, str) or not question.strip():
+            self.fail(f"{want_qid}: empty question")
+            return 0
+        if question in seen:
+            self.fail(f"{want_qid}: duplicate question")
+        seen.add(question)
+        want_split = "dev" if i <= 30 else "held_out"
+        if split != want_split:
+            self.fail(f"{want_qid}: split {split!r}, expected {want_split}")
+        if not isinstance(kind, str) or kind not in MIX:
+            self.fail(f"{want_qid}: unknown kind {kind!r}")
+            return 0
+        if split in mix:
+            mix[split][kind] += 1
+        if expect != EXPECT_BY_KIND[kind]:
+            self.fail(f"{want_qid}: expect {expect!r}, kind {kind} needs {EXPECT_BY_KIND[kind]!r}")
+        want_lang = "en" if kind == "english" else "ja"
+        if lang != want_lang:
+            self.fail(f"{want_qid}: lang {lang!r}, expected {want_lang}")
+        if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
+            self.fail(f"{want_qid}: answers must be a list of strings")
+            return 0
+        if not isinstance(gold, str):
+            self.fail(f"{want_qid}: gold_doc_id must be a string")
+            return 0
+        if kind == "kana" and not is_hiragana_only(question):
+            self.fail(f"{want_qid}: kana question is not hiragana-only")
+        if kind == "english" and (not question.isascii() or not re.search(r"[A-Za-z]", question)):
+            self.fail(f"{want_qid}: english question is not plain ASCII English")
+        if kind != "english" and not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", question):
+            self.fail(f"{want_qid}: Japanese question has no Japanese characters")
+
+        return self.check_answers(want_qid, kind, gold, answers, texts, restricted_doc)
+
+    def check_answers(
+        self, want_qid: str, kind: str, gold: str, answers: list[str], texts: dict[str, str], restricted_doc: str
+    ) -> int:
+        """The answers and gold document a question's kind needs; returns how many answers were found."""
+        found = 0
+        if kind in ANSWER_KINDS:
+            if gold not in texts:
+                self.fail(f"{want_qid}: gold_doc_id {gold!r} not in docs/")
+                return found
+            if gold == restricted_doc:
+                self.fail(f"{want_qid}: answerable question points at the managers-only file")
+            if not 1 <= len(answers) <= 3:
+                self.fail(f"{want_qid}: needs 1-3 answers, has {len(answers)}")
+            for a in answers:
+                if not 3 <= len(a) <= 20:
+                    self.fail(f"{want_qid}: answer {a!r} length {len(a)} not in 3-20")
+                na = normalise(a)
+                if not na or na not in texts[gold]:
+                    self.fail(f"{want_qid}: answer {a!r} not found in {gold}")
+                else:
+                    found += 1
+        else:
+            if answers:
+                self.fail(f"{want_qid}: {kind} must have answers []")
+            want_gold = restricted_doc if kind == "restricted" else ""
+            if gold != want_gold:
+                self.fail(f"{want_qid}: {kind} gold_doc_id {gold!r}, expected {want_gold!r}")
+
+        return found
 
     def run(self) -> int:
         texts = self.check_docs()
