@@ -758,11 +758,20 @@ def _by_clipping(words: list[Word], vocabulary: LiveVocabulary, df: np.ndarray) 
             and len(vocabulary.readings[row]) >= len(clipped) + _CLIPPED_OFF
             and not has_kanji(vocabulary.texts[row])
         ]
-        clipping = [row for row in rows if _clips(word, vocabulary.texts[row])]
+        # Its kana in order in the term's reading, before the term is analysed (a few terms of hundreds).
+        clipping = [
+            row for row in rows if _in_order(clipped, vocabulary.readings[row]) and _clips(word, vocabulary.texts[row])
+        ]
         if clipping:
             best = max(clipping, key=lambda row: (int(df[row]), -len(vocabulary.texts[row])))
             found.append(TermMatch(word=word.surface, term=vocabulary.texts[best], via="abbreviation"))
     return found
+
+
+def _in_order(short: str, long: str) -> bool:
+    """Whether the characters of ``short`` occur in ``long`` in the same order."""
+    rest = iter(long)
+    return all(ch in rest for ch in short)
 
 
 def _clips(word: Word, term: str) -> bool:
@@ -923,5 +932,4 @@ def _abbreviates(word: str, term: str) -> bool:
     """Whether ``word`` is ``term`` shortened: longer, starting with the same character, and keeping ``word``'s characters in order."""
     if len(term) <= len(word) or term[0] != word[0] or not has_kanji(word):
         return False
-    rest = iter(term)
-    return all(ch in rest for ch in word)
+    return _in_order(word, term)
