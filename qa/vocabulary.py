@@ -778,20 +778,22 @@ def _clips(word: Word, term: str) -> bool:
     """Whether katakana ``word`` is ``term`` shortened: the start of its first part (インフル of インフルエンザ,
     コンビニ of コンビニエンスストア), or the starts of its first two parts run together (パワハラ).
 
-    Clipping cuts inside a word; what a word the dictionary knows in its own right leaves over when that is
-    itself a word, the term is a compound built on it (ペット|ボトル, ネット|ワーク), not its clipped form.
-    A name the dictionary lists is taken as clipped (インスタ: Instagram, read インスタグラム).
+    Clipping cuts inside a word. Where the word is one the dictionary knows in its own right and what the
+    term adds to it is a word too (ペット|ボトル, ネット|ワーク), the term is a compound built on the word, not
+    its clipped form. A name the dictionary lists is taken as clipped (インスタ: Instagram, read インスタグラム).
     """
     clipped = word.reading
     parts = [part.reading for w in analyse(term) for part in (w.parts or (w,))]
     if clipped in parts:
         return False
     first = parts[0]
-    if first.startswith(clipped) or len(parts) == 1:
-        if not first.startswith(clipped) or len(first) < len(clipped) + _CLIPPED_OFF:
+    if first.startswith(clipped):
+        if len(first) < len(clipped) + _CLIPPED_OFF:
             return False
         rest = analyse(first[len(clipped) :])
         return word.proper or len(rest) != 1 or rest[0].oov
+    if len(parts) == 1:
+        return False
     return any(first.startswith(clipped[:cut]) and parts[1].startswith(clipped[cut:]) for cut in range(1, len(clipped)))
 
 
