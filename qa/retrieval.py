@@ -296,7 +296,7 @@ def _unknown_words(question: Question, found: _Retrieved) -> list[Word]:
     """
     folded = fold(question.spelled)
     fired = [fold(term) for term, _ in dictionary_rules() if term and fold(term) in folded]
-    reached = {m.word for m in found.matches if m.via != "meaning"}
+    reached = {m.word for m in found.matches if m.said}
     # An everyday word reaches the compound it heads: 給料 → 賃金 makes 給料日 known.
     heads = [m.word for m in found.matches if m.via in GENERAL]
     unknown = [
@@ -394,11 +394,11 @@ def _retrieve(
     # An everyday word stays as typed in what is searched: its terms are added to it below.
     written = written_as_documents(query, [m for m in matches if m.via not in GENERAL])
     expansion = expand(written, rules=dictionary_rules(), llm=llm)
-    expansion = expand_with_terms(expansion, [m.term for m in matches if m.via != "meaning" and m.via not in GENERAL])
+    expansion = expand_with_terms(expansion, [m.term for m in matches if m.said and m.via not in GENERAL])
     sure_query = expansion.expanded_query
     expansion = expand_with_terms(expansion, [m.term for m in matches if m.via in GENERAL])
     # A match by meaning is a guess (株価 → 資産): it helps find passages but is not taken as what was asked.
-    expansion = expand_with_terms(expansion, [m.term for m in matches if m.via == "meaning"], keywords=False)
+    expansion = expand_with_terms(expansion, [m.term for m in matches if not m.said], keywords=False)
     timings = {"expansion": (time.perf_counter() - t0) * 1000}
     english = is_english(query) if english is None else english
     # An English question is matched to Japanese passages by the multilingual model reading it whole; a guess per
@@ -635,7 +635,7 @@ def _english_thing_unwritten(
     things = question.existence_terms + tuple(w for w, _, _ in everyday_words(fold(question.text), english=True))
     for thing in things:
         listed = [t for _, senses, _ in everyday_words(thing, english=True) for sense in senses for t in sense]
-        reached_terms = [m.term for m in reached if m.word in thing and m.via != "meaning"]
+        reached_terms = [m.term for m in reached if m.word in thing and m.said]
         its = [fold(term) for term in listed + reached_terms if not term.isascii()]
         if its and thing not in text and not any(term in text or (written and written(term)) for term in its):
             return True
@@ -645,7 +645,7 @@ def _english_thing_unwritten(
 def _thing_not_theirs(question: Question, reached: Sequence[TermMatch], written: Callable[[str], bool] | None) -> bool:
     """Whether a thing asked after (「誕生日休暇ってある？」) has a word the documents do not write (:func:`_part_unwritten`),
     whatever else the question names (友達 → 友人), unless a match took it to what they write (社割 → 従業員割引)."""
-    said = [m.word for m in reached if m.via != "meaning"]
+    said = [m.word for m in reached if m.said]
     return any(
         not any(word in term for word in said) and _part_unwritten(term, written, said)
         for term in question.existence_terms

@@ -97,6 +97,11 @@ class TermMatch:
     term: str
     via: Via
 
+    @property
+    def said(self) -> bool:
+        """Whether the match is taken as what the question says: every kind but meaning, which is a guess."""
+        return self.via != "meaning"
+
 
 def question_words(text: str) -> list[Word]:
     """The words of a question with their readings (katakana) and normalised spellings (documents.vocabulary.analyse)."""
@@ -456,7 +461,7 @@ def unheard_of_owners(text: str, unknown: Sequence[str], *, near: Iterable[TermM
     サブスクリプション). A katakana word that neither the dictionary nor the documents know,
     owning a thing the documents do cover, is a company or product the question is about, not ours.
     """
-    shortened = {m.word for m in near if m.via == "meaning" and m.term[:2] == m.word[:2]}
+    shortened = {m.word for m in near if not m.said and m.term[:2] == m.word[:2]}
     missing = set(unknown) - shortened
     if not missing:
         return []  # most questions: not analysed again
@@ -581,7 +586,7 @@ def names_apart_from_their_subject(
     texts, answered_from = list(passages), list(best)
     apart: list[str] = []
     for name, subject in asked:
-        names = {name.surface} | {m.term for m in written if m.word == name.surface and m.via != "meaning"}
+        names = {name.surface} | {m.term for m in written if m.word == name.surface and m.said}
         if any(n in t for t in answered_from for n in names):
             continue
         spellings = {subject.surface, subject.normalized} | {p.surface for p in subject.parts if len(p.surface) >= 2}
