@@ -39,9 +39,10 @@ EXISTENCE = re.compile(
 
 # "Is there a cafeteria in the office?", "Do we have a dormitory?", "Does the company offer a shuttle bus?":
 # whether a thing exists, asked in English (the thing: up to three words before a preposition or the end).
+# "Do I have to report it?" asks what must be done: have to, get to, is no thing had.
 ENGLISH_EXISTENCE = re.compile(
     r"\b(?:(?:is|are) there|do (?:we|you|i|employees|staff) (?:have|get)|does (?:the company|\w+) (?:have|offer|provide))"
-    r" (?:a |an |any |some )?((?:[a-z][a-z-]* ?){1,3}?)(?= (?:in|at|for|on|near|available|to|that|which|with|here)\b|[?.!,]|$)"
+    r" (?!to\b)(?:a |an |any |some )?((?:[a-z][a-z-]* ?){1,3}?)(?= (?:in|at|for|on|near|available|to|that|which|with|here)\b|[?.!,]|$)"
 )
 
 

@@ -786,8 +786,13 @@ def _clips(word: Word, term: str) -> bool:
     Clipping cuts inside a word. Where the word is one the dictionary knows in its own right and what the
     term adds to it is a word too (ペット|ボトル, ネット|ワーク), the term is a compound built on the word, not
     its clipped form. A name the dictionary lists is taken as clipped (インスタ: Instagram, read インスタグラム).
+    Only a name, or a word the dictionary does not know, reaches a term in Latin letters, whose reading is a
+    guess (リスト is not restricted); and only they keep a single kana of a part (リモ|ワ; クラス is not
+    クラ|ス of クラウド|ストレージ).
     """
     clipped = word.reading
+    if term.isascii() and not (word.proper or word.oov):
+        return False
     parts = [part.reading for w in analyse(term) for part in (w.parts or (w,))]
     if clipped in parts:
         return False
@@ -799,7 +804,11 @@ def _clips(word: Word, term: str) -> bool:
         return word.proper or len(rest) != 1 or rest[0].oov
     if len(parts) == 1:
         return False
-    return any(first.startswith(clipped[:cut]) and parts[1].startswith(clipped[cut:]) for cut in range(1, len(clipped)))
+    # A word the dictionary knows keeps two kana of each part (パワ|ハラ): one kana starts too many words to say
+    # which (クラス is a word, not クラ|ス of クラウド|ストレージ). One it does not know may keep one (リモ|ワ).
+    loose = word.oov or word.proper
+    cuts = range(1, len(clipped)) if loose else range(2, len(clipped) - 1)
+    return any(first.startswith(clipped[:cut]) and parts[1].startswith(clipped[cut:]) for cut in cuts)
 
 
 # The shortest reading matched from inside one of the analyser's words, in a question typed all in kana.

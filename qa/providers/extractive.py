@@ -468,6 +468,8 @@ class _ListParents:
     belongs to that item (all its sentences are read; its last one leads into the list);
     an item right below a paragraph whose last sentence ends in a colon or announces what
     follows (「次の」, 「以下の」) belongs to that sentence. A heading or a table ends the list.
+    An indented line with no marker, as notices write them, belongs to the last line indented
+    less (「【窓口２】外部相談窓口」, then 「　　フリーダイヤル：…」 and 「　　※会社の人に知られずに相談できます。」).
     """
 
     def __init__(self) -> None:
@@ -484,11 +486,13 @@ class _ListParents:
         if breaks:
             self._lines, self._parent = [], None
         elif (line := opened_line(text, start)) is not None:
-            self._parent = self._find(line, sentences) if line.item else None
+            self._parent = self._find(line, sentences) if line.item or line.indent else None
             self._lines.append((line, len(sentences)))
         return self._parent
 
     def _find(self, line: Line, sentences: list[_Sentence]) -> _Parent | None:
+        if not line.item:
+            return self._outdented(line, sentences)
         end = len(sentences)
         for earlier, first in reversed(self._lines):
             if end > first and earlier.item and earlier.indent < line.indent:
@@ -498,6 +502,19 @@ class _ListParents:
                 if last is None or not _INTRODUCES_LIST.search(last.text):
                     return None
                 return _Parent(dict(last.tokens), last.start)
+            end = first
+        return None
+
+    def _outdented(self, line: Line, sentences: list[_Sentence]) -> _Parent | None:
+        """An indented line with no marker (a notice's 「　　受付時間：平日 10:00～20:00」) belongs to the last line indented less."""
+        end = len(sentences)
+        for earlier, first in reversed(self._lines):
+            if earlier.indent < line.indent:
+                return (
+                    _Parent(_merged(s.tokens for s in sentences[first:end]), sentences[end - 1].start)
+                    if end > first
+                    else None
+                )
             end = first
         return None
 
@@ -905,6 +922,7 @@ class ExtractiveProvider:
             return []
         first = bool(_ASKS_FIRST.search(fold(part.text)))
         best = self._answering(candidates, best, part, first=first, threshold=threshold, english=english)
+        best = _where_its_list_is(candidates, best, documents)
         candidates = [best] + [c for c in candidates if c is not best]
         chosen = [best]
         if limit > 1 and _is_question(best.text, marked=True):
@@ -1115,10 +1133,15 @@ _ASKS_FIRST = re.compile(r"まず|最初に|はじめに|初めに|\bfirst\s*\?|
 # A sentence opening with a demonstrative refers back to the one before it (「…も存在する。これを…と呼ぶ。」).
 _DEMONSTRATIVES = ("これ", "それ", "この", "その", "こう", "そう")
 _POINTS_BACK = re.compile("^(" + "|".join(_DEMONSTRATIVES) + ")")
-# A sentence opening with any of these needs the one before it to make sense.
+# 「対象：デスク、チェア…」: one field of what the lines above describe. A label in Japanese
+# (not an FAQ's 「A:」, nor a bold English term), and not a table row's 「列: 値 / 列: 値」.
+_FIELD_LABEL = re.compile(r"^[^\s：:、。/*A-Za-z0-9]{1,8}[：:]\s*\S")
+# A sentence opening with any of these (a 「※」 note among them) needs the one before it to make sense.
 _CONTEXT_OPENERS = re.compile(
     "^("
-    + "|".join((*_DEMONSTRATIVES, "あれ", "あの", "同", "彼", "彼女", "また、", "なお、", "しかし", "ただし", "一方"))
+    + "|".join(
+        (*_DEMONSTRATIVES, "あれ", "あの", "同", "彼", "彼女", "※", "また、", "なお、", "しかし", "ただし", "一方")
+    )
     + ")"
 )
 
@@ -1149,10 +1172,14 @@ def _quoted_blocks(chosen: Sequence[_Candidate], *, english: bool) -> list[Answe
 def _needs_context(sentence: str, question: str) -> bool:
     """True when a sentence cannot stand alone as an answer to ``question``.
 
-    Either it starts with a pronoun or connective, or nearly everything it
-    says is already in the question (the answer must then be nearby).
+    Either it starts with a pronoun, a connective or 「※」, or it is one labelled field
+    of what the lines above it describe (「対象：デスク、チェア…」, whose amount and name
+    are in the sentence above), or nearly everything it says is already in the question
+    (the answer must then be nearby).
     """
     if _CONTEXT_OPENERS.match(fold(sentence)):
+        return True
+    if _FIELD_LABEL.match(sentence) and " / " not in sentence:
         return True
     sentence_tokens = {t: w for t, w in tokens(sentence).items() if w >= 1.0}
     if not sentence_tokens:
@@ -1335,6 +1362,28 @@ def _best_item_under(
     if first:
         return min(items, key=lambda c: c.start, default=None)
     return items[0] if items else None
+
+
+def _where_its_list_is(candidates: list[_Candidate], best: _Candidate, documents: Sequence[str]) -> _Candidate:
+    """``best``, or the same line in the overlapping chunk of its document that holds the list it leads into.
+
+    Chunks overlap: a line that ends one chunk (「■２．事故報告書の提出期限」) opens the next, where its items
+    (「・事故報告書……発生から24時間以内」) follow it. Retrieval may rank the chunk that cut them off first.
+    """
+
+    def leads_a_list(line: _Candidate) -> bool:
+        return any(c.chunk_index == line.chunk_index and c.parent == line.start for c in candidates)
+
+    if leads_a_list(best):
+        return best
+    twins = (
+        c
+        for c in candidates
+        if c.text == best.text
+        and c.chunk_index != best.chunk_index
+        and _same_document(documents, c.chunk_index, best.chunk_index)
+    )
+    return next((c for c in twins if leads_a_list(c)), best)
 
 
 def _completing(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qa.models import SynonymEntry
+from qa.question import existence_terms
 from qa.retrieval import search
 from qa.services import answer_question
 from verification.grounding import NOT_FOUND_MESSAGE_EN
@@ -165,3 +166,27 @@ def test_an_english_word_the_documents_write_in_katakana_is_searched_for(ingest,
     answer = answer_question(user=employee, text=question).answer
     assert answer.response_type == "answer"
     assert "18,000円" in answer.answer_text
+
+
+def test_have_to_asks_what_must_be_done_not_whether_a_thing_exists():
+    """A question asking "how soon do I have to report it?" names no thing to look for; "Do we have a gym?" does."""
+    assert existence_terms("If I lose a USB stick, how soon do I have to report it?", english=True) == ()
+    assert existence_terms("Do I get to choose my laptop?", english=True) == ()
+    assert existence_terms("Do we have a gym?", english=True) == ("gym",)
+
+
+def test_an_english_question_in_a_schools_words_is_answered_from_its_rules(ingest, employee):
+    """A school's "student grades" are 成績, not a pay grade: with only the HR sense listed and "have to" read as a thing
+    asked after, the question was turned away as naming what the documents never write."""
+    ingest(
+        text="# 個人情報の取扱い\n\n## 紛失時の報告\n"
+        "生徒の成績を含むUSBメモリを紛失した場合は、判明から1時間以内に教頭に報告しなければならない。\n",
+        filename="privacy.md",
+    )
+    ingest(text="# 服務\n\n## 出勤\n教職員は始業の10分前までに出勤する。\n", filename="duty.md")
+
+    answer = answer_question(
+        user=employee, text="If I lose a USB stick with student grades on it, how soon do I have to report it?"
+    ).answer
+    assert answer.answer_text != NOT_FOUND_MESSAGE_EN
+    assert "1時間以内" in answer.answer_text

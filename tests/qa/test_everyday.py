@@ -152,7 +152,7 @@ def test_the_companys_glossary_decides_for_a_word_it_lists(rule_book, employee):
     """A reviewer's pair for an everyday word replaces the general list's terms for it."""
     SynonymEntry.objects.create(term="レシート", expansions="支払証明書")
     result = search(user=employee, query="レシートなくしちゃった。どうすればいい？")
-    assert not [m for m in result.vocabulary if m.via == "everyday"]
+    assert not [m for m in result.vocabulary if m.via == "everyday" and m.word == "レシート"]
     assert "支払証明書" in result.added_keywords and "領収書" not in result.added_keywords
 
 
@@ -256,3 +256,10 @@ def test_clothing_certificates_and_consultation_desks_in_everyday_words(ingest, 
     answer = answer_question(user=employee, text=question).answer
     assert answer.response_type == Answer.ResponseType.ANSWER, answer.answer_text
     assert expected in answer.answer_text
+
+
+def test_an_english_word_lists_each_sense_an_employee_may_mean():
+    """An English question's "grades" are a pay grade (等級) in an HR handbook and marks (成績) in a school's rules."""
+    [(word, senses, _)] = list(everyday_words("student grades", english=True))
+    assert word == "grades"
+    assert any("等級" in sense for sense in senses) and any("成績" in sense for sense in senses)

@@ -870,3 +870,34 @@ def test_a_word_a_compound_is_built_on_is_not_taken_for_its_clipping(ingest, emp
 
     for question in ("ペットを職場に連れてきてもいい？", "ネットが遅いときはどうする？"):
         assert not [m for m in search(user=employee, query=question).vocabulary if m.via == "abbreviation"]
+
+
+def test_what_happened_typed_as_a_verb_reaches_the_noun_rule_books_name_it_by(ingest, employee):
+    """「パソコンなくしちゃった」, 「会社を辞めたい」: the rules say 紛失, 退職. The analyser makes no noun of
+    なくす or 辞める that the everyday list could hold, so the list holds their stems."""
+    ingest(
+        text="# 情報セキュリティ\n\n## 紛失・盗難\n会社のPCを紛失した場合は、1時間以内に情報システム部へ報告してください。\n",
+        filename="security.md",
+    )
+    ingest(text="# 退職\n\n## 手続き\n退職を希望する場合は、退職日の30日前までに届け出てください。\n", filename="hr.md")
+
+    for question, word, term in (
+        ("パソコンなくしちゃったかも…どうすればいい？", "なくし", "紛失"),
+        ("会社を辞めたいときは何日前に言えばいい？", "辞め", "退職"),
+    ):
+        result = search(user=employee, query=question)
+        assert (word, term, "everyday") in {(m.word, m.term, m.via) for m in result.vocabulary}
+
+
+def test_a_loanword_of_its_own_is_not_taken_for_a_clipping_by_chance(ingest, employee):
+    """クラス is a word (a class), not クラ|ス of クラウド|ストレージ; リスト is not the English word restricted,
+    whose katakana reading is a guess. Each had been matched and searched as if the asker had typed the term."""
+    ingest(
+        text="# 情報システム\n\n## 保存先\n業務データはクラウドストレージに保存します。\n"
+        "restricted の資料は社外に送りません。\n",
+        filename="it.md",
+    )
+    ingest(text="# 手当\n\n## 担任手当\n学級担任には月額8,000円の担任手当を支給します。\n", filename="pay.md")
+
+    for question in ("クラスを受け持つと手当は出る？", "配布するリストはどこで見られる？"):
+        assert not [m for m in search(user=employee, query=question).vocabulary if m.via == "abbreviation"]
