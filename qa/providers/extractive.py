@@ -134,28 +134,49 @@ def _sets_a_case(text: str) -> bool:
     )
 
 
+# 「マネージャーが1人しかいない場合は…」, 「…ときは」: a clause setting the case its sentence is for; a
+# question with a clause of its own (「風邪で休むとき」, 「辞めたら」, "if I lose it") may be asking for that case.
+_CONDITION = re.compile(r"(?:場合|とき)(?:に)?は")
+_ASKS_A_CASE = re.compile(r"場合|とき|たら|なら|ても|\bif\b")
+
+
 def _general_rule(candidates: Sequence[_Candidate], best: _Candidate, part: AskedPart) -> _Candidate | None:
     """When ``best`` sets a case the question does not, the rule its passage states with none, if any.
 
-    That rule is the best-scored sentence carrying what ``part`` asks and setting no case, and it must
-    stand in ``best``'s chunk: the article whose exception ``best`` is. None when the question asks no
-    fact, states a quantity (its own case, read by :func:`_another_case`) or asks for a bound itself
-    (「何円以上？」: a bound is its answer).
+    A case is set by a bound on a quantity (「60時間を超えた部分」) or, when the question has no clause of its
+    own, by a conditional clause (「…場合は」, 「…ときは」). The rule is the best-scored sentence of ``best``'s
+    chunk (the article whose exception ``best`` is) carrying what ``part`` asks and setting no case; against a
+    clause it must also come before ``best``, as rules state their exceptions after them. None when the
+    question asks no fact, states a quantity (its own case, read by :func:`_another_case`) or asks for a
+    bound itself (「何円以上？」: a bound is its answer).
     """
     facts, units = list(part.types), list(part.units)
-    if not (facts or units) or _stated(part.text) or _ASKS_BOUND.search(fold(part.text)):
+    asked = fold(part.text)
+    if not (facts or units) or _stated(part.text) or _ASKS_BOUND.search(asked):
         return None
-    if not _sets_a_case(best.text):
+    conditions = not _ASKS_A_CASE.search(asked)
+
+    def sets_a_case(text: str) -> bool:
+        return _sets_a_case(text) or (conditions and _CONDITION.search(fold(text)) is not None)
+
+    if not sets_a_case(best.text):
         return None
-    general = next(
+    # A rule states its exceptions after it (「…要求されます。…場合は、省いて構いません」); a clause opening an article
+    # (「作業中に負傷した場合は、次の手順で報告する」) sets the scope of what follows, not an exception to it.
+    by_clause = not _sets_a_case(best.text)
+    return next(
         (
             c
             for c in candidates
-            if c is not best and not c.heading and _fact_bonus(c.text, facts, units) > 0 and not _sets_a_case(c.text)
+            if c is not best
+            and c.chunk_index == best.chunk_index
+            and (c.start < best.start or not by_clause)
+            and not c.heading
+            and _fact_bonus(c.text, facts, units) > 0
+            and not sets_a_case(c.text)
         ),
         None,
     )
-    return general if general is not None and general.chunk_index == best.chunk_index else None
 
 
 def _stated(text: str) -> frozenset[tuple[float, str]]:

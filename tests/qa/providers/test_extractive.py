@@ -302,6 +302,25 @@ def test_asked_in_general_the_rule_answers_before_its_exception(question: str, f
     assert ExtractiveProvider().generate(question, [chunk]).blocks[0].text.startswith(first)
 
 
+REFERENCE_CHECKS = (
+    "リファレンスは面接の終わりに集めます。\n"
+    "3 つのリファレンスが要求され、少なくとも 1 つは過去のマネージャーである必要があります。\n"
+    "マネージャーが 1 人しかおらず、現在の会社にいる場合は、マネージャーのリファレンスを省いて構いません"
+    "（ただし、合計で少なくとも 2 人分のリファレンスが必要です）。\n"
+)
+
+
+def test_asked_in_general_the_rule_answers_before_the_case_a_clause_sets() -> None:
+    """「…場合は」 sets the case its sentence is for, as 「60時間を超えた部分」 does: its 2 人分 matches 「何人分」 best,
+    and had been the whole answer to a question asked in general (the gitlab handbook's, at 高)."""
+    chunk = make_chunk(0, REFERENCE_CHECKS, "hiring.md", section="リファレンス")
+    blocks = [
+        b.text for b in ExtractiveProvider().generate("候補者にはリファレンスを何人分求めますか？", [chunk]).blocks
+    ]
+    assert blocks[0].startswith("3 つのリファレンスが要求され")
+    assert any(b.startswith("マネージャーが 1 人しかおらず") for b in blocks[1:])
+
+
 def test_a_sentence_that_only_points_elsewhere_loses_to_the_content_it_points_to():
     pointer = make_chunk(
         0, "パスワードを忘れた場合の再設定方法は「ITサポートガイド」(it_support.md) を参照してください。", "security.md"
