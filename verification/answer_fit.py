@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from ragportal.text import KANJI_IDEOGRAPHS, KATAKANA, MIDDLE_DOT, fold, is_english
 from ragportal.words import INTERROGATIVES, QUESTION_ENDINGS, REQUESTS, alternation
 from verification.answer_types import AskedQuestion, carries, carries_units
+from verification.quantities import extract_quantities, without_quantities
 
 # Interrogatives and question endings: not content to be covered.
 _QUESTION_NOISE = re.compile(
@@ -117,9 +118,12 @@ def answer_fit(
     coverages: list[float] = []
     for asked_part in question.parts:
         part, part_asked = asked_part.text, list(asked_part.types)
-        part_missing = [t for t in part_asked if not carries(t, answer_text)]
+        # What the question states itself (「2027年4月入社の…いつ？」) is not the answer it asks for.
+        stated = {(q.value, q.unit) for q in extract_quantities(part)}
+        answering = without_quantities(answer_text, stated)
+        part_missing = [t for t in part_asked if not carries(t, answering)]
         # Every quantity asked for must be there: 「週何日…月いくら」 answered with the amount alone misses one.
-        missing_units = [sorted(units) for units in asked_part.units if not carries_units(units, answer_text)]
+        missing_units = [sorted(units) for units in asked_part.units if not carries_units(units, answering)]
         part_missing += [f"quantity:{'/'.join(units)}" for units in missing_units]
         if (part_asked and all(t in part_missing for t in part_asked)) or missing_units:
             failed.add("type")

@@ -10,6 +10,7 @@ only before a unit, because they are also parts of ordinary words (一般, 十�
 from __future__ import annotations
 
 import operator
+from collections.abc import Collection
 import re
 from dataclasses import dataclass, field, replace
 
@@ -294,6 +295,21 @@ def _parse_number(token: str) -> float | None:
             total += (amount if amount else 1.0) * _KANJI_LARGE[part]
             section, current, previous_was_digit = 0.0, None, False
     return total + section + (current or 0.0)
+
+
+def without_quantities(text: str, stated: Collection[tuple[float, str]]) -> str:
+    """``text`` (NFKC-normalised) with each quantity whose (value, unit) is in ``stated`` blanked out.
+
+    A question's own quantities are what it asks about, not its answer: 「2027年4月入社の新卒は、いつ配属される？」
+    is not answered by a passage restating 2027年4月, which carries no other date.
+    """
+    normal = nfkc(text)
+    if not stated:
+        return normal
+    for q in reversed(extract_quantities(normal, already_nfkc=True)):
+        if q.start >= 0 and (q.value, q.unit) in stated:
+            normal = normal[: q.start] + " " * len(q.text) + normal[q.start + len(q.text) :]
+    return normal
 
 
 def quantity_in(q: Quantity, evidence: list[Quantity] | tuple[Quantity, ...]) -> bool:

@@ -46,7 +46,7 @@ from qa.types import AnswerBlock, Citation, ProviderAnswer, RetrievedChunk
 from ragportal.text import HIRAGANA, MARKDOWN_LINK, TABLE_ROW, TABLE_RULE, Line, fold, opened_line, table_cells
 from ragportal.words import ENGLISH_STOP_WORDS, KANJI_INTERROGATIVES
 from verification.grounding import ENGLISH_LEAD_IN
-from verification.quantities import Quantity, extract_quantities, within_bounds
+from verification.quantities import Quantity, extract_quantities, within_bounds, without_quantities
 from verification.answer_types import (
     CONTACT,
     COST,
@@ -627,7 +627,9 @@ def _asked_bonus(sentence: str, query: _Query) -> float:
     the quantities it states (「2年6ヶ月たつと何日？」: the row that states 2年 and 6ヶ月, not any row
     with ヶ月) or whose bounds hold them (「片道12km」: the row of 「10km以上15km未満」), and an amount
     per the counter a rate is asked per (「per night」: 「300USD/泊」)."""
-    bonus = _fact_bonus(sentence, query.facts, query.units) + STATED_BONUS * _holds(sentence, query.quantities)
+    # A date or amount the question states itself is not what it asks (「2027年4月入社の新卒は、いつ…？」).
+    bonus = _fact_bonus(without_quantities(sentence, query.quantities), query.facts, query.units)
+    bonus += STATED_BONUS * _holds(sentence, query.quantities)
     return bonus + UNIT_BONUS * sum(carries_rate(counter, sentence) for counter in query.rates)
 
 

@@ -388,3 +388,11 @@ def test_a_length_of_time_from_an_event_is_answered_in_days_weeks_or_months(
 ) -> None:
     (units,) = asked_units(question)
     assert carries_units(units, stated) is answers
+
+
+def test_a_date_the_question_states_itself_does_not_answer_when():
+    """「2027年4月入社の新卒は、いつ配属される？」: a passage restating 2027年4月 carries no other date."""
+    question = "2027年4月入社の新卒は、いつ部署に配属されますか？"
+    echo = answer_fit(question, "本ページは2027年4月入社予定の方と、受入れ部署向けの案内です。")
+    assert "type" in echo.failed and echo.missing_types == ["date"]
+    assert "type" not in answer_fit(question, "配属は2027年7月1日（木）です。").failed
