@@ -265,6 +265,11 @@ def _list_lines(tag: Tag, depth: int, level: int) -> list[str]:
     return lines
 
 
+def pipe_table(table: Tag) -> str:
+    """A ``<table>`` of an HTML page as the pipe table it stands for (as one written inside Markdown is)."""
+    return _pipe_table(table, 0)
+
+
 def _pipe_table(table: Tag, depth: int) -> str:
     """A ``<table>`` as a pipe table; merged cells repeated over the rows and columns they cover."""
     rows, header_rows, row_headed = _table_grid(table, depth)

@@ -243,12 +243,13 @@ def html_visible_text(markup: str) -> tuple[str, list[tuple[int, str, int]]]:
 
     Headings come back as ``(level, title, start)`` with ``start`` an offset into the text.
 
-    Scripts, styles, ``<head>`` and elements hidden with ``hidden`` or
-    ``display:none`` are dropped; table cells are joined with " | ". Walks the
-    tree iteratively so that absurdly deep markup cannot exhaust the stack.
+    Scripts, styles, ``<head>`` and hidden elements are dropped; a table is the pipe table it stands for, as
+    in Markdown (documents.markdown_html.pipe_table). Walks the tree iteratively: deep markup cannot exhaust the stack.
     """
     from bs4 import BeautifulSoup
     from bs4.element import NavigableString, PreformattedString, Tag
+
+    from documents.markdown_html import pipe_table  # it imports this module
 
     soup = BeautifulSoup(markup, "lxml")
     out = _TextBuilder()
@@ -280,6 +281,11 @@ def html_visible_text(markup: str) -> tuple[str, list[tuple[int, str, int]]]:
             continue
         if name == "br":
             out.line_break()
+            continue
+        if name == "table":  # its own lines, each row whole (merged cells repeated, <br> within the row)
+            out.block()
+            out.raw(pipe_table(node))
+            out.block()
             continue
         if name in ("td", "th") and not out.at_line_start and not out.pending_break:
             out.raw(" | ")

@@ -238,13 +238,34 @@ def test_html_visible_text_has_blocks_on_their_own_lines() -> None:
         "12文字以上",
         "使い回し禁止",
         "1.1 例外",
-        "区分 | 期限",
-        "管理者 | 90日",
+        "| 区分 | 期限 |",
+        "| --- | --- |",
+        "| 管理者 | 90日 |",
         "一行目",
         "二行目",
     ]
     for hidden in ("悪意", "color", "ページタイトル", "隠しテキスト", "非表示", "コメント"):
         assert hidden not in doc.text
+
+
+def test_an_html_pages_table_is_a_pipe_table_with_merged_cells_in_every_row_they_cover() -> None:
+    """As a table written inside Markdown reads: a row under a rowspan cell keeps it, and a <br> in a cell
+    separates within the row instead of cutting the row in two."""
+    page = (
+        "<html><body><h2>報奨金</h2><table><thead><tr><th>分野</th><th>資格</th><th>報奨金</th></tr></thead>"
+        "<tbody><tr><td rowspan='2'>FP</td><td>1級FP技能士</td><td>100,000円</td></tr>"
+        "<tr><td>2級FP技能士</td><td>30,000円<br>（AFP登録時は5,000円加算）</td></tr></tbody></table>"
+        "<p>申請は人事部へ。</p></body></html>"
+    )
+    doc = parse_file("bonus.html", page.encode())
+    assert doc.text.split("\n") == [
+        "報奨金",
+        "| 分野 | 資格 | 報奨金 |",
+        "| --- | --- | --- |",
+        "| FP | 1級FP技能士 | 100,000円 |",
+        "| FP | 2級FP技能士 | 30,000円; （AFP登録時は5,000円加算） |",
+        "申請は人事部へ。",
+    ]
 
 
 def test_html_headings_h1_to_h3_with_offsets() -> None:
