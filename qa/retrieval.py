@@ -604,12 +604,12 @@ def unknown_subject(
     words = question.subject_terms
     if _thing_not_theirs(question, reached, written):
         return True
-    if not (words or question.existence_terms) or any(fold(term) in text for term in expansions):
+    if not (words or question.existence_terms):
         return False
-    # Whether a thing exists (「横浜本社って社員食堂ある？」) is not answered by documents that never mention it,
-    # whatever the rest of the question names.
-    if any(not _mentioned(term, found) for term in question.existence_terms):
+    if _thing_unmentioned(question, found, reached):
         return True
+    if any(fold(term) in text for term in expansions):
+        return False
     if not words:
         return False
     # What the subject is about is its last word (its head): 「落ちた応募者の履歴書は」 asks about 履歴書.
@@ -621,6 +621,19 @@ def unknown_subject(
     if _mentioned(head, found) and not (whose and is_facet(head) and f"{whose[-1]}の{head}" in fold(question.text)):
         return False
     return not any(_mentioned(word, found) and not (common is not None and common(word)) for word in whose)
+
+
+def _thing_unmentioned(question: Question, found: Callable[[str], bool], reached: Sequence[TermMatch]) -> bool:
+    """Whether a thing asked after (「横浜本社って社員食堂ある？」) is mentioned nowhere the user may read.
+
+    Whatever the rest of the question names, and whatever its other words reach (無料 → 無償; 社食 → 社内 by
+    meaning alone): only a match of the thing itself as said (社割 → 従業員割引, 外の相談先 → 社外相談窓口) stands for it.
+    """
+    said = [m.word for m in reached if m.said]
+    return any(
+        not _mentioned(term, found) and not any(w in term or term in w for w in said)
+        for term in question.existence_terms
+    )
 
 
 def _english_thing_unwritten(

@@ -156,3 +156,15 @@ def test_a_thing_asked_after_whose_words_are_not_all_written_is_unknown() -> Non
     # A word a match took to what the documents write is theirs: 社割 is their 社員割引.
     discount = [TermMatch("社割", "社員割引", "everyday")]
     assert not unknown_subject("社割制度ってある？", [LEAVE], ("社員割引",), reached=discount, written=_written)
+
+
+def test_a_thing_asked_after_is_not_made_known_by_what_the_questions_other_words_reach() -> None:
+    """「…社員食堂が無料らしいんだけど、うちの会社にも社食ってある？」: 無料 reaching the 無償 the rules write (and 社食 reaching
+    社内 by meaning alone) had made the question known, and it was answered with a snack allowance for study groups."""
+    study = replace(LEAVE, text="社内勉強会の軽食は1回あたり上限5,000円を無償で支給します。")
+    question = "友達の会社は社員食堂が無料らしいんだけど、うちの会社にも社食ってある？"
+    reached = [TermMatch("無料", "無償", "synonym"), TermMatch("社食", "社内", "meaning")]
+    assert unknown_subject(question, [study], ("無償", "社内"), reached=reached)
+    # The thing itself reached as said stands for it: 社割 is their 社員割引.
+    discount = [TermMatch("社割", "社員割引", "everyday")]
+    assert not unknown_subject("社割制度ってある？", [LEAVE], ("社員割引",), reached=discount, written=_written)
