@@ -10,8 +10,8 @@ only before a unit, because they are also parts of ordinary words (一般, 十�
 from __future__ import annotations
 
 import operator
-from collections.abc import Collection
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 
 from ragportal.text import nfkc
