@@ -43,8 +43,8 @@ _EMAIL_NOUN = r"\be-?mail\b(?!\s+(?:a|an|the|my|your|his|her|their|our|it|me|him
 # What a question asks for, on NFKC + lower-cased text. Order matters only for reading.
 _ASKS: dict[str, re.Pattern[str]] = {
     DATE: re.compile(
-        r"いつ|期限|締め?切|〆切|何日まで|何日前|なんにち(まで|まえ)|何曜日|何月|\bwhen\b|\bdeadline\b|\bby when\b|\bdue\b|"
-        r"\b(what|which) (date|day)\b|\bhow soon\b"
+        r"いつ|期限|締め?切|〆切|何日まで|何日前|なんにち(まで|まえ)|何曜日|何月|どの(時期|月|曜日|タイミング)|"
+        r"\bwhen\b|\bdeadline\b|\bby when\b|\bdue\b|\b(what|which) (date|day|month|period)\b|\bhow soon\b"
     ),
     QUANTITY: re.compile(
         r"何(日|時間|回|年|ヶ月|か月|カ月|円|人|%|割|泊|枚|個|件|名|分|歳|時|週|万|倍|度)|いくら|いくつ|"
@@ -68,10 +68,10 @@ _ASKS: dict[str, re.Pattern[str]] = {
         r"[有無]給(なの|です|扱い|か|[?？])"
     ),
     # What something is called: 「アプリの名前は？」, 「名称を教えて」, 「何というシステム？」 (not 「名前は出したくない」).
-    # Which one of a kind: 「VPN はどれ？」, 「どのツールを使う？」 (not どれくらい, どのように).
+    # Which one of a kind: 「VPN はどれ？」, 「どのツールを使う？」 (not どれくらい, どのように, nor どの時期: a time).
     NAME: re.compile(
         r"(名前|名称)(は|って|を)?(何|なに|なん|教え|知り|[?？]|$)|何という|なんという|何て(いう|言う)|"
-        r"どれ(?!くらい|ぐらい|だけ|ほど)|どっち|どの(?!くらい|ぐらい|ように|よう|程度|位)|"
+        r"どれ(?!くらい|ぐらい|だけ|ほど)|どっち|どの(?!くらい|ぐらい|ように|よう|程度|位|時期|月|曜日|タイミング)|"
         r"\b(what is|what's) the name\b|\bcalled\b|^which\b"
     ),
 }

@@ -47,6 +47,8 @@ from verification.verdict import verify
         ("Which VPN should I use at a cafe?", [NAME]),
         ("どれくらい休める？", [QUANTITY]),
         ("どのように申請する？", [STEPS]),
+        # Which time of year is a date asked, answered by 「3月」, not by a name.
+        ("有給の時季変更をお願いされるのはどの時期ですか？", [DATE]),
         # Whether time away is paid: answered by 有給/無給 or 賃金を支給, not by an amount.
         ("子どもの看病で休むときの休みって、給料は出るの？", [PAY]),
         ("選挙の投票に行く時間って給料出るの？", [PAY]),
@@ -396,3 +398,14 @@ def test_a_date_the_question_states_itself_does_not_answer_when():
     echo = answer_fit(question, "本ページは2027年4月入社予定の方と、受入れ部署向けの案内です。")
     assert "type" in echo.failed and echo.missing_types == ["date"]
     assert "type" not in answer_fit(question, "配属は2027年7月1日（木）です。").failed
+
+
+def test_a_list_of_times_answers_which_time_of_year():
+    """「どの時期ですか？」 had been read as asking for a name: the sentence announcing 「次の時期」 was quoted without
+    the times it lists, and the answer warned that it did not fit."""
+    question = "有給休暇の時季変更をお願いされることがあるのはどの時期ですか？"
+    answer = (
+        "次の時期は申請が集中するため、業務に大きな支障があるときに限り、別の日に変更をお願いすることがあります（時季変更）。"
+        "3月（引っ越しシーズンで入電が増えるクライアントがあるため）"
+    )
+    assert answer_fit(question, answer).fits
