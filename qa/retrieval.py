@@ -602,13 +602,9 @@ def unknown_subject(
             return True
         return bool(terms) and not any(_mentioned(term, found) for term in terms)
     words = question.subject_terms
-    if _thing_not_theirs(question, reached, written):
+    if _thing_not_theirs(question, found, reached, written):
         return True
-    if not (words or question.existence_terms):
-        return False
-    if _thing_unmentioned(question, found, reached):
-        return True
-    if any(fold(term) in text for term in expansions):
+    if not (words or question.existence_terms) or any(fold(term) in text for term in expansions):
         return False
     if not words:
         return False
@@ -621,19 +617,6 @@ def unknown_subject(
     if _mentioned(head, found) and not (whose and is_facet(head) and f"{whose[-1]}の{head}" in fold(question.text)):
         return False
     return not any(_mentioned(word, found) and not (common is not None and common(word)) for word in whose)
-
-
-def _thing_unmentioned(question: Question, found: Callable[[str], bool], reached: Sequence[TermMatch]) -> bool:
-    """Whether a thing asked after (「横浜本社って社員食堂ある？」) is mentioned nowhere the user may read.
-
-    Whatever the rest of the question names, and whatever its other words reach (無料 → 無償; 社食 → 社内 by
-    meaning alone): only a match of the thing itself as said (社割 → 従業員割引, 外の相談先 → 社外相談窓口) stands for it.
-    """
-    said = [m.word for m in reached if m.said]
-    return any(
-        not _mentioned(term, found) and not any(w in term or term in w for w in said)
-        for term in question.existence_terms
-    )
 
 
 def _english_thing_unwritten(
@@ -655,12 +638,23 @@ def _english_thing_unwritten(
     return False
 
 
-def _thing_not_theirs(question: Question, reached: Sequence[TermMatch], written: Callable[[str], bool] | None) -> bool:
-    """Whether a thing asked after (「誕生日休暇ってある？」) has a word the documents do not write (:func:`_part_unwritten`),
-    whatever else the question names (友達 → 友人), unless a match took it to what they write (社割 → 従業員割引)."""
+def _thing_not_theirs(
+    question: Question,
+    found: Callable[[str], bool],
+    reached: Sequence[TermMatch],
+    written: Callable[[str], bool] | None,
+) -> bool:
+    """Whether a thing asked after (「横浜本社って社員食堂ある？」) is not the documents', whatever else the question names.
+
+    Not theirs when it is mentioned nowhere the user may read, or when a word it is made of is written nowhere
+    (:func:`_part_unwritten`: 「誕生日休暇ってある？」 over rules that write 休暇 and 子の誕生). What the question's other
+    words reach does not stand for it (友達 → 友人, 無料 → 無償; 社食 → 社内 by meaning alone); a match of the thing itself
+    as said does (社割 → 従業員割引, 外の相談先 → 社外相談窓口).
+    """
     said = [m.word for m in reached if m.said]
     return any(
-        not any(word in term for word in said) and _part_unwritten(term, written, said)
+        (not any(word in term for word in said) and _part_unwritten(term, written, said))
+        or (not _mentioned(term, found) and not any(word in term or term in word for word in said))
         for term in question.existence_terms
     )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 
 from ragportal.text import nfkc
@@ -304,9 +304,12 @@ def without_quantities(text: str, stated: Collection[tuple[float, str]]) -> str:
     is not answered by a passage restating 2027年4月, which carries no other date.
     """
     normal = nfkc(text)
-    if not stated:
-        return normal
-    for q in reversed(extract_quantities(normal, already_nfkc=True)):
+    return blanked(normal, extract_quantities(normal, already_nfkc=True), stated) if stated else normal
+
+
+def blanked(normal: str, quantities: Sequence[Quantity], stated: Collection[tuple[float, str]]) -> str:
+    """``normal`` with each of ``quantities`` (read from it) whose (value, unit) is in ``stated`` blanked out."""
+    for q in reversed(quantities):
         if q.start >= 0 and (q.value, q.unit) in stated:
             normal = normal[: q.start] + " " * len(q.text) + normal[q.start + len(q.text) :]
     return normal

@@ -46,7 +46,7 @@ from qa.types import AnswerBlock, Citation, ProviderAnswer, RetrievedChunk
 from ragportal.text import HIRAGANA, MARKDOWN_LINK, TABLE_ROW, TABLE_RULE, Line, fold, opened_line, table_cells
 from ragportal.words import ENGLISH_STOP_WORDS, KANJI_INTERROGATIVES
 from verification.grounding import ENGLISH_LEAD_IN
-from verification.quantities import Quantity, extract_quantities, within_bounds, without_quantities
+from verification.quantities import Quantity, blanked, extract_quantities, within_bounds
 from verification.answer_types import (
     CONTACT,
     COST,
@@ -156,24 +156,25 @@ def _general_rule(candidates: Sequence[_Candidate], best: _Candidate, part: Aske
         return None
     conditions = not _ASKS_A_CASE.search(asked)
 
-    def sets_a_case(text: str) -> bool:
-        return _sets_a_case(text) or (conditions and _CONDITION.search(fold(text)) is not None)
+    def by_clause(text: str) -> bool:
+        return conditions and _CONDITION.search(fold(text)) is not None
 
-    if not sets_a_case(best.text):
+    bound = _sets_a_case(best.text)
+    if not bound and not by_clause(best.text):
         return None
     # A rule states its exceptions after it (「…要求されます。…場合は、省いて構いません」); a clause opening an article
     # (「作業中に負傷した場合は、次の手順で報告する」) sets the scope of what follows, not an exception to it.
-    by_clause = not _sets_a_case(best.text)
     return next(
         (
             c
             for c in candidates
             if c is not best
             and c.chunk_index == best.chunk_index
-            and (c.start < best.start or not by_clause)
+            and (c.start < best.start or bound)
             and not c.heading
             and _fact_bonus(c.text, facts, units) > 0
-            and not sets_a_case(c.text)
+            and not _sets_a_case(c.text)
+            and not by_clause(c.text)
         ),
         None,
     )
@@ -517,7 +518,7 @@ class _ListParents:
         end = len(sentences)
         for earlier, first in reversed(self._lines):
             if end > first and earlier.item and earlier.indent < line.indent:
-                return _Parent(_merged(s.tokens for s in sentences[first:end]), sentences[end - 1].start)
+                return _line_parent(sentences, first, end)
             if not earlier.item:
                 last = sentences[end - 1] if end > first else None
                 if last is None or not _INTRODUCES_LIST.search(last.text):
@@ -531,13 +532,14 @@ class _ListParents:
         end = len(sentences)
         for earlier, first in reversed(self._lines):
             if earlier.indent < line.indent:
-                return (
-                    _Parent(_merged(s.tokens for s in sentences[first:end]), sentences[end - 1].start)
-                    if end > first
-                    else None
-                )
+                return _line_parent(sentences, first, end)
             end = first
         return None
+
+
+def _line_parent(sentences: list[_Sentence], first: int, end: int) -> _Parent | None:
+    """A line as a parent: all its sentences' words (``sentences[first:end]``), its last one's start; None if empty."""
+    return _Parent(_merged(s.tokens for s in sentences[first:end]), sentences[end - 1].start) if end > first else None
 
 
 def _merged(token_sets: Iterable[dict[str, float]]) -> dict[str, float]:
@@ -627,9 +629,14 @@ def _asked_bonus(sentence: str, query: _Query) -> float:
     the quantities it states (「2年6ヶ月たつと何日？」: the row that states 2年 and 6ヶ月, not any row
     with ヶ月) or whose bounds hold them (「片道12km」: the row of 「10km以上15km未満」), and an amount
     per the counter a rate is asked per (「per night」: 「300USD/泊」)."""
-    # A date or amount the question states itself is not what it asks (「2027年4月入社の新卒は、いつ…？」).
-    bonus = _fact_bonus(without_quantities(sentence, query.quantities), query.facts, query.units)
-    bonus += STATED_BONUS * _holds(sentence, query.quantities)
+    if not query.quantities:
+        bonus = _fact_bonus(sentence, query.facts, query.units)
+    else:
+        folded = fold(sentence)
+        quantities = extract_quantities(folded, already_nfkc=True)
+        # A date or amount the question states itself is not what it asks (「2027年4月入社の新卒は、いつ…？」).
+        bonus = _fact_bonus(blanked(folded, quantities, query.quantities), query.facts, query.units)
+        bonus += STATED_BONUS * _held(quantities, query.quantities)
     return bonus + UNIT_BONUS * sum(carries_rate(counter, sentence) for counter in query.rates)
 
 
