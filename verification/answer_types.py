@@ -323,6 +323,9 @@ _NOUN_CHARS = f"{KANJI_IDEOGRAPHS}{KATAKANA}{MIDDLE_DOT}"
 _NOUN_PAIR = re.compile(
     f"^(?P<a>[^、と]*?[{_NOUN_CHARS}A-Za-z0-9）)」さ])と、?(?P<b>[{_NOUN_CHARS}][^、と]*?)(?P<particle>は|を|が)(?P<rest>.*)$"
 )
+# 「残業の割増率と、…」: a noun joined by と to the next half. After a verb or a copula と sets a condition
+# (「社員寮に入ると、」, 「何円以上だと、」), and 「あと、」 is "after": neither asks a question of its own.
+_NOUN_BEFORE_TO = re.compile(f"[{_NOUN_CHARS}A-Za-z0-9）)」]と$")
 _REQUEST_ONLY = re.compile(r"^(それぞれ)?(教えて(ください|下さい)?|知りたい(です)?)?[。.!！?？]*$")
 _EACH = re.compile(r"^それぞれ")
 
@@ -344,7 +347,8 @@ def question_parts(question: str, *, standalone: bool = True, english: bool | No
         return [question]
     for match in _CLAUSE_BREAK.finditer(text):
         left, right = text[: match.start()], text[match.end() :]
-        if _INTERROGATIVE.search(right) and (_INTERROGATIVE.search(left) or left.endswith("と")):
+        asks_left = _NOUN_BEFORE_TO.search(left) if left.endswith("と") else _INTERROGATIVE.search(left)
+        if _INTERROGATIVE.search(right) and asks_left:
             # The second half often drops the topic: 「介護休業は…、何回に分けて取れますか」.
             topic = left.split("は", 1)[0] if "は" in left else ""
             if standalone and topic and topic not in right:

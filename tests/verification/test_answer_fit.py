@@ -155,6 +155,15 @@ def test_an_english_question_answered_from_japanese_quotes_is_never_high() -> No
         ("時間外労働と休日労働の合計の上限は？", ["時間外労働と休日労働の合計の上限は？"]),
         ("みんな早く帰ろうと決まっている曜日は？", ["みんな早く帰ろうと決まっている曜日は？"]),
         ("上長と相談して決めますか？", ["上長と相談して決めますか？"]),
+        # A clause ending in と、 is a question of its own only after a noun (「残業の割増率と、…」): after a
+        # verb or a copula it sets the condition of the one question, and 「あと、」 is "after".
+        ("残業の割増率と、深夜の割増率は？", ["残業の割増率", "深夜の割増率は？"]),
+        (
+            "都市部の社員寮に入ると、家賃って月いくら引かれますか？",
+            ["都市部の社員寮に入ると、家賃って月いくら引かれますか？"],
+        ),
+        ("経費は何円以上だと、先に上司の承認がいるの？", ["経費は何円以上だと、先に上司の承認がいるの？"]),
+        ("警察に電話したあと、会社のどこに連絡すればいい？", ["警察に電話したあと、会社のどこに連絡すればいい？"]),
         (
             "How long is the probation period and when is payday?",
             ["How long is the probation period and when is payday?"],

@@ -781,3 +781,24 @@ def test_a_close_runner_up_is_quoted_past_a_sentence_in_between_that_says_nothin
         "在宅勤務用の椅子は会社の費用で購入できます。",
         "在宅勤務用の備品は退職時に返却しなくてかまいません。",
     ]
+
+
+def test_a_condition_set_by_a_verb_and_to_is_not_a_question_of_its_own():
+    """「社員寮に入ると、家賃はいくら？」 asks one thing: the fee of the dormitory, not what the dormitory is."""
+    kinds = make_chunk(
+        0,
+        "第2条（寮等の種類）\n１　都市部社員寮：札幌、東京、大阪にある単身者用の寮\n"
+        "２　借上げ社宅：会社が借り上げて従業員に貸与する民間の賃貸住宅\n",
+        "dormitory.md",
+        "第2条（寮等の種類）",
+    )
+    fees = make_chunk(
+        1,
+        "第5条（寮費）\n寮費は次のとおりとし、毎月の給与から控除する。\n"
+        "| 種類 | 寮費（月額） |\n|---|---|\n| 都市部社員寮 | 20,000円 |\n| 借上げ社宅 | 家賃の50% |\n"
+        "２　借上げ社宅の会社負担は、家賃の50%かつ月額60,000円を上限とする。\n",
+        "dormitory.md",
+        "第5条（寮費）",
+    )
+    answer = ExtractiveProvider().generate("都市部の社員寮に入ると、家賃って月いくら引かれますか？", [kinds, fees])
+    assert "20,000円" in answer.blocks[0].text
