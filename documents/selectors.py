@@ -16,7 +16,8 @@ from documents.keyword_index import live_keyword_index
 from documents.models import Chunk, Document, DocumentVersion, IndexingTask
 from documents.roles import is_owner
 from documents.segmentation import tokens
-from ragportal.text import KANJI
+from documents.vocabulary import katakana_word_in
+from ragportal.text import KANJI, KATAKANA
 
 
 # How many chunks holding a text written_in reads to find it starting a word.
@@ -74,7 +75,9 @@ def written_in(text: str, version_ids: Sequence[int], *, starting_a_word: bool =
     """Whether a chunk of one of ``version_ids`` contains ``text`` as written (no folding: kana stays kana).
 
     ``starting_a_word``: only where no kanji comes right before it (供し in 「提供し」
-    is part of another word). The keyword index answers first: a text one of whose
+    is part of another word), or for a katakana word where it is a word (ランチ is none in 「クランチ」,
+    ネクタイ one in 「ノーネクタイ」: :func:`documents.vocabulary.katakana_word_in`).
+    The keyword index answers first: a text one of whose
     tokens no chunk has is written nowhere, found without reading the chunks' text.
     """
     found = _containing([text], version_ids)
@@ -82,8 +85,11 @@ def written_in(text: str, version_ids: Sequence[int], *, starting_a_word: bool =
         return False
     if not starting_a_word:
         return found.exists()
+    bodies = found.values_list("text", flat=True)[:WORD_START_CHUNKS]
+    if re.fullmatch(f"[{KATAKANA}]+", text):
+        return any(katakana_word_in(text, body) for body in bodies)
     alone = re.compile(f"(?<![{KANJI}]){re.escape(text)}")
-    return any(alone.search(body) for body in found.values_list("text", flat=True)[:WORD_START_CHUNKS])
+    return any(alone.search(body) for body in bodies)
 
 
 def chunks_writing(texts: Sequence[str], version_ids: Sequence[int], *, limit: int) -> list[int]:

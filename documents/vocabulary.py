@@ -349,6 +349,37 @@ def _kanji_stem(surface: str, dictionary: str, normalized: str) -> str:
     return kanji + surface[len(kana) :]
 
 
+_KATAKANA_CHAR = re.compile(f"[{KATAKANA}]")
+
+
+def katakana_word_in(word: str, text: str) -> bool:
+    """Whether katakana ``word`` is written in ``text`` as a word: alone, or as a part of a longer katakana
+    word as the analyser splits it finest (ノー|ネクタイ, ヘルプ|デスク). クランチ holds no ランチ and
+    スクリーン no クリーン, though their letters do."""
+    for found in re.finditer(re.escape(word), text):
+        start, end = found.start(), found.end()
+        while start and _KATAKANA_CHAR.match(text[start - 1]):
+            start -= 1
+        while end < len(text) and _KATAKANA_CHAR.match(text[end]):
+            end += 1
+        if (start, end) == found.span():
+            return True
+        cuts, at = {0}, 0
+        for m in _tokenizer().tokenize(text[start:end]):
+            for part in m.split(_split_mode_a()):
+                at += len(part.surface())
+                cuts.add(at)
+        if found.start() - start in cuts and found.end() - start in cuts:
+            return True
+    return False
+
+
+def _split_mode_a() -> Any:
+    from sudachipy import SplitMode
+
+    return SplitMode.A
+
+
 def _split_mode_b() -> Any:
     from sudachipy import SplitMode
 

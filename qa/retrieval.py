@@ -29,7 +29,7 @@ from documents.keyword_index import live_keyword_index
 from documents.models import Chunk
 from documents.selectors import searchable_version_ids, unreadable_version_ids, written_in
 from documents.services import stored_sentence_vectors
-from documents.vocabulary import Word, analyse
+from documents.vocabulary import Word, analyse, katakana_word_in
 from documents.sentence_vectors import unpack
 from documents.vectorstore import DenseIndex, live_collection
 from qa.ambiguity import content_terms, generic_terms, is_facet
@@ -61,7 +61,7 @@ from qa.vocabulary import (
     vocabulary_matches,
     written_as_documents,
 )
-from ragportal.text import fold, is_english
+from ragportal.text import KATAKANA, fold, is_english
 
 # Chunks each part of a two-part question adds to the whole question's.
 PART_HITS = 2
@@ -347,6 +347,7 @@ def _subject_unknown(question: Question, found: _Retrieved) -> bool:
         common=lambda word: used_by_most(word, found.version_ids),
         reached=found.matches,
         written=lambda term: written_in(term, found.version_ids),
+        written_as_word=lambda word: written_in(word, found.version_ids, starting_a_word=True),
     )
 
 
@@ -564,6 +565,9 @@ def names_something_retrieved(
     return any(len(word) >= 3 and word in used for word in words)
 
 
+_KATAKANA_WORD = re.compile(f"[{KATAKANA}]+")
+
+
 def unknown_subject(
     question: Question | str,
     hits: list[RetrievedChunk],
@@ -573,6 +577,7 @@ def unknown_subject(
     common: Callable[[str], bool] | None = None,
     reached: Sequence[TermMatch] = (),
     written: Callable[[str], bool] | None = None,
+    written_as_word: Callable[[str], bool] | None = None,
 ) -> bool:
     """Whether the head of ``query``'s subject (its last word) is in nothing the user may read, nor any expansion of it.
 
@@ -586,7 +591,8 @@ def unknown_subject(
     An English question asking whether a thing exists ("Is there a cafeteria?") names an unknown
     subject when none of its Japanese words is in the hits or ``written`` in the user's documents (a
     loanword's bigrams are found in too many other words): those the everyday list gives it
-    (qa.everyday), and those its words ``reached`` (qa.vocabulary), not by meaning alone.
+    (qa.everyday), and those its words ``reached`` (qa.vocabulary), not by meaning alone. So is a
+    katakana word of the subject: only where it is written as a word (:func:`_named`).
     """
     if isinstance(question, str):
         question = analyse_question(question)
@@ -612,11 +618,16 @@ def unknown_subject(
     # The words before it say whose or which, and one the documents mention keeps the subject known
     # (応募者), unless most of the documents use it (「うちの会社の株価は」: 会社 says nothing of 株価).
     *whose, head = words
+
     # An aspect as the head (「入社式の日程は」, 「駐車場の料金は」) names what of the subject is asked, not the subject:
     # that is the words before it, which the documents must mention.
-    if _mentioned(head, found) and not (whose and is_facet(head) and f"{whose[-1]}の{head}" in fold(question.text)):
+    if _named(head, text, found, written_as_word) and not (
+        whose and is_facet(head) and f"{whose[-1]}の{head}" in fold(question.text)
+    ):
         return False
-    return not any(_mentioned(word, found) and not (common is not None and common(word)) for word in whose)
+    return not any(
+        _named(word, text, found, written_as_word) and not (common is not None and common(word)) for word in whose
+    )
 
 
 def _english_thing_unwritten(
@@ -672,6 +683,14 @@ def _part_unwritten(term: str, written: Callable[[str], bool] | None, said: Sequ
     return len(parts) > 1 and any(
         len(part) >= 2 and not any(part in word for word in said) and not written(part) for part in parts
     )
+
+
+def _named(word: str, text: str, found: Callable[[str], bool], written_as_word: Callable[[str], bool] | None) -> bool:
+    """Whether ``word`` is mentioned in ``text`` (the hits, folded) or the documents: a katakana word where it is
+    written as a word (:func:`documents.vocabulary.katakana_word_in`, ``written_as_word``), another by its bigrams."""
+    if not _KATAKANA_WORD.fullmatch(word):
+        return _mentioned(word, found)
+    return katakana_word_in(word, text) or (written_as_word is not None and written_as_word(word))
 
 
 def _mentioned(word: str, found: Callable[[str], bool]) -> bool:

@@ -54,6 +54,7 @@ from documents.vocabulary import (
     has_kanji,
     kanji_spellings,
     katakana,
+    katakana_word_in,
     says_when,
     unvoiced,
     verb_nouns,
@@ -939,9 +940,15 @@ def _by_meaning(words: list[str], vocabulary: LiveVocabulary, df: np.ndarray, fo
         else:
             continue
         term = vocabulary.texts[rows[best]]
-        if term not in folded:
+        if term not in folded and not (via == "meaning" and _inside_a_katakana_word(word, term)):
             found.append(TermMatch(word=word, term=term, via=via))  # type: ignore[arg-type]
     return found
+
+
+def _inside_a_katakana_word(word: str, term: str) -> bool:
+    """Whether katakana ``word`` is written in ``term`` only inside a longer katakana word: クランチ is no ランチ,
+    though the letters they share bring their vectors close (ノー|ネクタイ holds ネクタイ, 社員ランチ ランチ)."""
+    return word in term and bool(_KATAKANA_WORD.fullmatch(word)) and not katakana_word_in(word, term)
 
 
 def _abbreviates(word: str, term: str) -> bool:

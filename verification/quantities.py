@@ -308,10 +308,20 @@ def without_quantities(text: str, stated: Collection[tuple[float, str]]) -> str:
 
 
 def blanked(normal: str, quantities: Sequence[Quantity], stated: Collection[tuple[float, str]]) -> str:
-    """``normal`` with each of ``quantities`` (read from it) whose (value, unit) is in ``stated`` blanked out."""
+    """``normal`` with each of ``quantities`` (read from it) whose (value, unit) is in ``stated`` blanked out.
+
+    A span that also states a quantity not in ``stated`` stays: 「2027/07/01」 states 2027年, 7月 and 1日 in one
+    span, and a question stating 2027年 has not stated that date.
+    """
+    unstated = [q for q in quantities if q.start >= 0 and (q.value, q.unit) not in stated]
     for q in reversed(quantities):
-        if q.start >= 0 and (q.value, q.unit) in stated:
-            normal = normal[: q.start] + " " * len(q.text) + normal[q.start + len(q.text) :]
+        end = q.start + len(q.text)
+        if (
+            q.start >= 0
+            and (q.value, q.unit) in stated
+            and not any(o.start < end and q.start < o.start + len(o.text) for o in unstated)
+        ):
+            normal = normal[: q.start] + " " * len(q.text) + normal[end:]
     return normal
 
 

@@ -46,7 +46,7 @@ from qa.types import AnswerBlock, Citation, ProviderAnswer, RetrievedChunk
 from ragportal.text import HIRAGANA, MARKDOWN_LINK, TABLE_ROW, TABLE_RULE, Line, fold, opened_line, table_cells
 from ragportal.words import ENGLISH_STOP_WORDS, KANJI_INTERROGATIVES
 from verification.grounding import ENGLISH_LEAD_IN
-from verification.quantities import Quantity, blanked, extract_quantities, within_bounds
+from verification.quantities import Quantity, blanked, extract_quantities, within_bounds, without_quantities
 from verification.answer_types import (
     CONTACT,
     COST,
@@ -110,8 +110,9 @@ _POINTER = re.compile(
     r"(について|を)(定め|まとめ)(ます|ています|る|た)|^(本|この)(規程|ガイド|規則|ルール|文書|マニュアル|案内)は"
 )
 POINTER_PENALTY = 0.4
-# A document's revision line (「第2版　制定: 2020年6月1日　最終改定: …」) answers only questions about revisions.
-_REVISION_LINE = re.compile(r"制定[:：]|最終改定|改訂日|第\d+版")
+# A document's revision line (「第2版　制定: 2020年6月1日　最終改定: …」, 「この規程は2026年4月1日から施行する。」)
+# answers only questions about revisions.
+_REVISION_LINE = re.compile(r"制定[:：]|最終改定|改訂日|第\d+版|から施行(?:する|します)")
 _ASKS_REVISION = re.compile(r"改定|改訂|制定|版|いつから|変更|変わ|\brevis|\bupdated?\b|\bversion\b")
 REVISION_PENALTY = 0.4
 # A question word found only in the heading a sentence stands under counts this much (other headings: half).
@@ -418,6 +419,10 @@ def _names_a_title(sentence: str, titles: set[str]) -> bool:
 # does: the sentences under it are about what it names, and by itself it answers nothing. A bold question (an FAQ's
 # 「**Q: …？**」) is not one: its answer follows it (_answer_after).
 _BOLD_LINE = re.compile(r"\*\*[^*\n?？]+\*\*[:：]?")
+# An article's title alone on its line (「第16条（昇給）」, in a plain-text regulation): a heading, whose number is no fact.
+_ARTICLE_TITLE = re.compile(
+    r"(?:\*\*)?第[0-9０-９一二三四五六七八九十百]+条(?:の[0-9０-９]+)?[（(][^（）()\n]{1,40}[）)](?:\*\*)?"
+)
 
 
 def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, meanings: _Meanings) -> list[_Sentence]:
@@ -437,7 +442,7 @@ def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, meanings: _Meaning
     for position, sentence in enumerate(spans):
         text = chunk.text[sentence.start : sentence.end]
         meaning = meanings.of(position)
-        heading = sentence.heading or bool(_BOLD_LINE.fullmatch(text.strip()))
+        heading = sentence.heading or bool(_BOLD_LINE.fullmatch(text.strip()) or _ARTICLE_TITLE.fullmatch(text.strip()))
         if heading:
             under, under_meaning = tokens(text), meaning
         row = bool(TABLE_ROW.match(text))
@@ -959,7 +964,10 @@ class ExtractiveProvider:
             # A document's own question (an FAQ's 「Q: …ですか？」) matches the asker's words best, and
             # its answer is what follows it: quoted after it, up to the next question or heading.
             chosen += _answer_after(candidates, best)[: limit - 1]
-        elif limit > 1 and (item := _best_item_under(candidates, best, facts, units, first=first)) is not None:
+        elif (
+            limit > 1
+            and (item := _best_item_under(candidates, best, facts, units, first=first, question=part.text)) is not None
+        ):
             # A sentence leading into a list (「…次のタイミングで予約します。」) is completed by its best item.
             chosen = [best, *_completing(candidates, best, item, part, first=first)]
         elif limit > 1 and (
@@ -974,12 +982,10 @@ class ExtractiveProvider:
         elif limit > 1 and (asked := _question_before(candidates, best)) is not None:
             # The answer to a document's own question is quoted under that question.
             chosen = [asked, best]
-        # The best match names the topic but not the fact asked for (何日 and
-        # no number): the chunk's best sentence that carries it completes it.
-        if facts and len(chosen) < limit and not any(_fact_bonus(c.text, facts, units) for c in chosen):
-            carrier = _fact_carrier(candidates, chosen, facts, units, asked=_stated(part.text))
-            if carrier is not None:
-                chosen.append(carrier)
+        # The best match names the topic but not the fact asked for (何日 and no number, or only the date
+        # the question states itself): the chunk's best sentence that carries it completes it.
+        if len(chosen) < limit and (carrier := _fact_carrier(candidates, chosen, part, documents)) is not None:
+            chosen.append(carrier)
         chosen = self._with_unit_carriers(
             chosen, candidates, units, limit, threshold, english=english, documents=documents
         )
@@ -1247,30 +1253,63 @@ def _with_context(candidates: list[_Candidate], best: _Candidate, limit: int) ->
 
 
 def _fact_carrier(
-    candidates: list[_Candidate],
-    chosen: list[_Candidate],
-    facts: list[str],
-    units: list[frozenset[str]],
-    *,
-    asked: frozenset[tuple[float, str]] = frozenset(),
+    candidates: list[_Candidate], chosen: list[_Candidate], part: AskedPart, documents: Sequence[str] = ()
 ) -> _Candidate | None:
-    """The best sentence not yet chosen, in the best one's chunk, with a fact of a kind the question asks for.
+    """When no sentence ``chosen`` carries a fact of a kind ``part`` asks for (other than a quantity it states
+    itself), the best sentence not yet chosen, in the best one's chunk, that carries one; else None.
 
-    One that holds a quantity the question states comes first (``asked``: 「勤続12年の社員が…休職期間は
+    A row or labelled item whose label names a word of the question that no chosen sentence has comes
+    first (「2027年4月入社の新卒は、いつ部署に配属されますか？」 → the row 「配属 | 2027年7月1日」 after
+    「本ページは2027年4月入社予定の方と…」, not the row 「研修期間 | 2027年4月1日〜…」): it states the fact of the
+    thing asked, and may come from another chunk of the best one's document (``documents``: each chunk's
+    file). Then one that holds a quantity the question states (「勤続12年の社員が…休職期間は
     どのくらい？」 → the row 「10年以上 | 1年6か月」 under 「…勤続年数に応じ、次のとおりとする」, not another
     sentence of the chunk that merely states some period): the question names which row it is in.
     """
+    facts, units, asked = list(part.types), list(part.units), _stated(part.text)
+    if not facts or any(_fact_bonus(without_quantities(c.text, asked), facts, units) for c in chosen):
+        return None
     best = candidates[0]
     carriers = [
         c
         for c in candidates
-        if c.chunk_index == best.chunk_index
+        if _same_document(documents, c.chunk_index, best.chunk_index)
         and c.lexical > 0
+        and not c.heading
         and c not in chosen
         and _fact_bonus(c.text, facts, units) > 0
         and not _REVISION_LINE.search(c.text)
     ]
-    return next((c for c in carriers if _holds(c.text, asked)), carriers[0] if carriers else None)
+    missing = _words_missing(part.text, chosen)
+    labelled = next((c for c in carriers if missing and _label_names(c, missing)), None)
+    carriers = [c for c in carriers if c.chunk_index == best.chunk_index]
+    return labelled or next((c for c in carriers if _holds(c.text, asked)), carriers[0] if carriers else None)
+
+
+def _words_missing(question: str, chosen: Sequence[_Candidate]) -> set[str]:
+    """The question's whole words (kanji or katakana bigrams, Latin words; no numbers) no chosen sentence has."""
+    quoted = fold(" ".join(c.text for c in chosen))
+    words = {
+        token.removeprefix("w:")
+        for token, weight in tokens(question, question=True).items()
+        if weight == 1.0 and not any(ch.isdigit() for ch in token)
+    }
+    return {w for w in words if w not in quoted}
+
+
+def _label_names(candidate: _Candidate, words: set[str]) -> bool:
+    """Whether ``candidate``'s label (a table row's first cell, an item's text before its colon) has one of ``words``."""
+    if candidate.header:
+        label = candidate.text.strip().strip("|").split("|", 1)[0]
+    elif (match := _ITEM_LABEL.match(candidate.text)) is not None:
+        label = match.group(1)
+    else:
+        return False
+    return any(word in fold(label) for word in words)
+
+
+# A labelled item: 「- 配属：7月1日」, 「対象: 正社員」 (the label before its colon).
+_ITEM_LABEL = re.compile(r"^\s*(?:[-*・]\s*)?([^\s：:、。]{1,12})[：:]")
 
 
 # A question about how something varies (「勤続年数でどう増える？」, 「一覧」) is answered by a whole table.
@@ -1377,21 +1416,40 @@ def _best_item_under(
     units: list[frozenset[str]],
     *,
     first: bool = False,
+    question: str = "",
 ) -> _Candidate | None:
     """The best-scored list item that belongs to ``parent`` (``candidates`` are best first); None when none does.
 
     When the question asks for a kind of fact, only an item carrying it (:func:`_carries_asked`):
     the list may be about the topic while the fact is stated elsewhere. ``first``: the first
-    such item in the document's order (a procedure's first step), not the best-scored.
+    such item in the document's order (a procedure's first step), not the best-scored. ``question``: the
+    item that names most of its words ``parent`` lacks, when one names any.
     """
-    items = [
+    items = _items_under(candidates, parent, facts, units)
+    if first:
+        return min(items, key=lambda c: c.start, default=None)
+    return _naming_item(items, parent, question) or (items[0] if items else None)
+
+
+def _items_under(
+    candidates: list[_Candidate], parent: _Candidate, facts: list[str], units: list[frozenset[str]]
+) -> list[_Candidate]:
+    """The list items that belong to ``parent`` and carry a fact of a kind asked for, best first."""
+    return [
         c
         for c in candidates
         if c.chunk_index == parent.chunk_index and c.parent == parent.start and _carries_asked(c.text, facts, units)
     ]
-    if first:
-        return min(items, key=lambda c: c.start, default=None)
-    return items[0] if items else None
+
+
+def _naming_item(items: list[_Candidate], parent: _Candidate, question: str) -> _Candidate | None:
+    """Of ``items``, the one naming most of the words of ``question`` that ``parent`` lacks, when one names any:
+    「東京に出張するとき、ホテル代は一泊いくら？」 under 「宿泊費は、1泊あたり次の金額を上限として…」 → 「東京23区：12,000円」."""
+    missing = _words_missing(question, [parent]) if question and len(items) > 1 else set()
+    if not missing:
+        return None
+    named = max(items, key=lambda c: sum(word in fold(c.text) for word in missing))
+    return named if any(word in fold(named.text) for word in missing) else None
 
 
 def _where_its_list_is(candidates: list[_Candidate], best: _Candidate, documents: Sequence[str]) -> _Candidate:

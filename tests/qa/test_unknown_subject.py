@@ -168,3 +168,17 @@ def test_a_thing_asked_after_is_not_made_known_by_what_the_questions_other_words
     # The thing itself reached as said stands for it: 社割 is their 社員割引.
     discount = [TermMatch("社割", "社員割引", "everyday")]
     assert not unknown_subject("社割制度ってある？", [LEAVE], ("社員割引",), reached=discount, written=_written)
+
+
+def test_a_katakana_subject_is_mentioned_only_where_it_is_written_as_a_word() -> None:
+    """ランチ's letters are in 「クランチ」 (a crunch before a release), as バイト's are in 「アルバイト」: neither mentions it.
+    Written after a word of another script (「社員ランチ」) it is a word of its own."""
+    crunch = replace(TRAVEL, text="クランチ中の夕食補助は1回1,000円です。クランチは事前に申請してください。")
+    assert unknown_subject("社員食堂のランチって1食いくらですか？", [crunch])
+    assert unknown_subject("社員食堂のランチって1食いくらですか？", [crunch], written_as_word=lambda word: False)
+    lunch = replace(TRAVEL, text="社員ランチは1食500円で、給与から天引きします。")
+    assert not unknown_subject("社員食堂のランチって1食いくらですか？", [lunch])
+    assert not unknown_subject("ランチって1食いくら？", [crunch], written_as_word=lambda word: word == "ランチ")
+    # A part of a katakana compound, as the analyser splits it, is written as a word: ノー|ネクタイ.
+    summer = replace(TRAVEL, text="6月から9月までは、ノーネクタイ・上着なしで勤務できます。")
+    assert not unknown_subject("ネクタイは外していいですか？", [summer], written_as_word=lambda word: False)

@@ -901,3 +901,38 @@ def test_a_loanword_of_its_own_is_not_taken_for_a_clipping_by_chance(ingest, emp
 
     for question in ("クラスを受け持つと手当は出る？", "配布するリストはどこで見られる？"):
         assert not [m for m in search(user=employee, query=question).vocabulary if m.via == "abbreviation"]
+
+
+@pytest.mark.parametrize(
+    ("word", "term", "inside"),
+    [
+        ("ランチ", "クランチ", True),  # a crunch before a release, not lunch: the letters make the vectors close
+        ("クリーン", "スクリーン", True),
+        ("ランチ", "ランチョン", True),
+        ("ランチ", "社員ランチ", False),  # a word of its own after the kanji of a compound
+        ("ランチ", "ランチ補助", False),
+        ("ネクタイ", "ノーネクタイ", False),  # a part of a katakana compound, as the analyser splits it
+        ("デスク", "ヘルプデスク", False),
+        ("食堂", "社員食堂", False),  # kanji: a compound's part is the word
+    ],
+)
+def test_a_katakana_word_inside_a_longer_katakana_word_is_no_match_by_meaning(word, term, inside):
+    from qa.vocabulary import _inside_a_katakana_word
+
+    assert _inside_a_katakana_word(word, term) is inside
+
+
+def test_a_question_about_lunch_is_not_answered_from_rules_on_crunch(ingest, employee):
+    """ランチ's letters are written in クランチ, and 夕食補助 is near a lunch price in meaning: a portal whose
+    documents never mention lunch says so rather than quote the dinner allowance of crunch periods."""
+    ingest(
+        text="# 集中開発期間（クランチ）\\n\\n## 食事補助\\nクランチ中に午後8時以降まで勤務した日は、夕食補助として1回1,000円を支給します。\\n"
+        "クランチは事前に申請し、承認されたプロジェクトだけが設定できます。\\n",
+        filename="crunch.md",
+    )
+    for name, text in FILLER:
+        ingest(text=text, filename=name)
+    calibrated()
+
+    answer = answer_question(user=employee, text="社員食堂のランチって1食いくらですか？").answer
+    assert answer.response_type == Answer.ResponseType.NOT_FOUND, answer.answer_text

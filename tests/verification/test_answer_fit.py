@@ -407,6 +407,8 @@ def test_a_date_the_question_states_itself_does_not_answer_when():
     echo = answer_fit(question, "本ページは2027年4月入社予定の方と、受入れ部署向けの案内です。")
     assert "type" in echo.failed and echo.missing_types == ["date"]
     assert "type" not in answer_fit(question, "配属は2027年7月1日（木）です。").failed
+    # One span states the year with the month and day: the question has stated the year only.
+    assert "type" not in answer_fit(question, "配属日：2027/07/01").failed
 
 
 def test_a_list_of_times_answers_which_time_of_year():

@@ -9,7 +9,8 @@ import pytest
 
 from qa.providers.base import ABSTAIN_EN, ABSTAIN_JA
 from verification.grounding import ENGLISH_LEAD_IN
-from qa.providers.extractive import ExtractiveProvider, _Meanings, _only_a_link, table_answer
+from qa.providers.extractive import ExtractiveProvider, _best_item_under, _Meanings, _only_a_link, table_answer
+from qa.question import analyse_question
 
 from .conftest import LEAVE_TEXT, make_chunk
 
@@ -802,3 +803,56 @@ def test_a_condition_set_by_a_verb_and_to_is_not_a_question_of_its_own():
     )
     answer = ExtractiveProvider().generate("都市部の社員寮に入ると、家賃って月いくら引かれますか？", [kinds, fees])
     assert "20,000円" in answer.blocks[0].text
+
+
+def test_a_passage_restating_the_questions_date_is_completed_by_the_row_the_question_names():
+    """「2027年4月入社の新卒は、いつ配属される？」: the page's intro restates 2027年4月 and carries no other date; the row
+    labelled 配属, in the next chunk of the page, states the date asked, not the row of the training period."""
+    intro = make_chunk(
+        0,
+        "# 新卒入社者研修\n本ページは2027年4月入社予定の方と、受入れ部署向けの案内です。\n",
+        "training.md",
+        "新卒入社者研修",
+    )
+    table = make_chunk(
+        1,
+        "## 研修の全体像\n| 項目 | 内容 |\n|---|---|\n| 研修期間 | 2027年4月1日〜6月30日の3か月間 |\n"
+        "| 研修会場 | 本社 8階 |\n| 配属 | 2027年7月1日（木） |\n",
+        "training.md",
+        "研修の全体像",
+    )
+    answer = ExtractiveProvider().generate("2027年4月入社の新卒は、いつ部署に配属されますか？", [intro, table])
+    assert "2027年7月1日" in answer.text
+
+
+HOTEL_RATES = (
+    "第5条（宿泊費）\n宿泊費は、1泊あたり次の金額を上限として実費を支給する。\n"
+    "　（１）東京23区：12,000円\n　（２）大阪市・名古屋市・横浜市・京都市：11,000円\n"
+    "　（３）福岡市：9,000円\n　（４）その他の国内：10,000円\n"
+)
+
+
+def test_the_item_naming_the_place_the_question_names_completes_the_sentence_leading_into_its_list():
+    """「東京に出張するとき、ホテル代は一泊いくら？」: of the rates listed under the lead, the one of 東京23区, not
+    the best-scored item (大阪市・名古屋市・… ranks first by meaning)."""
+    chunk = make_chunk(0, HOTEL_RATES, "travel.txt", "第5条（宿泊費）")
+    asked = analyse_question("東京に出張するとき、ホテル代は一泊いくらまで出ますか？").whole
+    candidates = ExtractiveProvider()._rank(asked, [chunk], [], english=False)
+    assert candidates[0].text.startswith("大阪市")
+    lead = next(c for c in candidates if c.text.startswith("宿泊費は"))
+    item = _best_item_under(candidates, lead, list(asked.types), list(asked.units), question=asked.text)
+    assert item is not None and item.text == "東京23区：12,000円"
+
+
+RAISES = (
+    "第16条（昇給）\n昇給は、原則として毎年４月に、人事評価の結果に基づいて行う。\n"
+    "２　評価と昇給の運用の細目は別に定める。\n\n附則\nこの規程は2026年4月1日から施行する。\n"
+)
+
+
+def test_an_article_title_or_the_date_a_rule_takes_effect_is_no_fact_that_completes_an_answer():
+    """「4月の昇給で号俸っていくつ上がる？」: the rules say when raises are given, not by how much. Neither the
+    number of 「第16条（昇給）」 nor the date the rules took effect is the count asked for."""
+    chunk = make_chunk(0, RAISES, "pay.txt", "第16条（昇給）")
+    answer = ExtractiveProvider().generate("4月の昇給で号俸っていくつ上がるんですか？", [chunk])
+    assert "第16条" not in answer.text and "施行" not in answer.text
