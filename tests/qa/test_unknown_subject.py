@@ -82,7 +82,7 @@ def test_an_english_question_is_judged_by_its_glossary_words_found_in_the_docume
     assert not unknown_subject("Can I claim parking fees?", [TRAVEL], expansions=["駐車場代"])
     assert unknown_subject("Is there a severance payment?", [TRAVEL], expansions=["退職金"])
     # No glossary word: nothing to judge by (cross-lingual retrieval may still find the answer).
-    assert not unknown_subject("What are the core hours?", [TRAVEL], expansions=[])
+    assert not unknown_subject("What are the quiet hours?", [TRAVEL], expansions=[])
 
 
 def test_an_english_question_about_a_thing_the_documents_never_write_is_unknown() -> None:
