@@ -618,7 +618,6 @@ def unknown_subject(
     # The words before it say whose or which, and one the documents mention keeps the subject known
     # (応募者), unless most of the documents use it (「うちの会社の株価は」: 会社 says nothing of 株価).
     *whose, head = words
-
     # An aspect as the head (「入社式の日程は」, 「駐車場の料金は」) names what of the subject is asked, not the subject:
     # that is the words before it, which the documents must mention.
     if _named(head, text, found, written_as_word) and not (
