@@ -16,8 +16,8 @@ from documents.keyword_index import live_keyword_index
 from documents.models import Chunk, Document, DocumentVersion, IndexingTask
 from documents.roles import is_owner
 from documents.segmentation import tokens
-from documents.vocabulary import katakana_word_in
-from ragportal.text import KANJI, KATAKANA
+from documents.vocabulary import is_katakana, katakana_word_in
+from ragportal.text import KANJI
 
 
 # How many chunks holding a text written_in reads to find it starting a word.
@@ -86,7 +86,7 @@ def written_in(text: str, version_ids: Sequence[int], *, starting_a_word: bool =
     if not starting_a_word:
         return found.exists()
     bodies = found.values_list("text", flat=True)[:WORD_START_CHUNKS]
-    if re.fullmatch(f"[{KATAKANA}]+", text):
+    if is_katakana(text):
         return any(katakana_word_in(text, body) for body in bodies)
     alone = re.compile(f"(?<![{KANJI}]){re.escape(text)}")
     return any(alone.search(body) for body in bodies)

@@ -350,6 +350,12 @@ def _kanji_stem(surface: str, dictionary: str, normalized: str) -> str:
 
 
 _KATAKANA_CHAR = re.compile(f"[{KATAKANA}]")
+_KATAKANA_ONLY = re.compile(f"[{KATAKANA}]+")
+
+
+def is_katakana(text: str) -> bool:
+    """Whether ``text`` is written in katakana alone (ランチ; not 社員ランチ, not ランチ代)."""
+    return bool(_KATAKANA_ONLY.fullmatch(text))
 
 
 def katakana_word_in(word: str, text: str) -> bool:

@@ -29,7 +29,7 @@ from documents.keyword_index import live_keyword_index
 from documents.models import Chunk
 from documents.selectors import searchable_version_ids, unreadable_version_ids, written_in
 from documents.services import stored_sentence_vectors
-from documents.vocabulary import Word, analyse, katakana_word_in
+from documents.vocabulary import Word, analyse, is_katakana, katakana_word_in
 from documents.sentence_vectors import unpack
 from documents.vectorstore import DenseIndex, live_collection
 from qa.ambiguity import content_terms, generic_terms, is_facet
@@ -61,7 +61,7 @@ from qa.vocabulary import (
     vocabulary_matches,
     written_as_documents,
 )
-from ragportal.text import KATAKANA, fold, is_english
+from ragportal.text import fold, is_english
 
 # Chunks each part of a two-part question adds to the whole question's.
 PART_HITS = 2
@@ -565,9 +565,6 @@ def names_something_retrieved(
     return any(len(word) >= 3 and word in used for word in words)
 
 
-_KATAKANA_WORD = re.compile(f"[{KATAKANA}]+")
-
-
 def unknown_subject(
     question: Question | str,
     hits: list[RetrievedChunk],
@@ -687,7 +684,7 @@ def _part_unwritten(term: str, written: Callable[[str], bool] | None, said: Sequ
 def _named(word: str, text: str, found: Callable[[str], bool], written_as_word: Callable[[str], bool] | None) -> bool:
     """Whether ``word`` is mentioned in ``text`` (the hits, folded) or the documents: a katakana word where it is
     written as a word (:func:`documents.vocabulary.katakana_word_in`, ``written_as_word``), another by its bigrams."""
-    if not _KATAKANA_WORD.fullmatch(word):
+    if not is_katakana(word):
         return _mentioned(word, found)
     return katakana_word_in(word, text) or (written_as_word is not None and written_as_word(word))
 

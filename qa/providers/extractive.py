@@ -1425,21 +1425,14 @@ def _best_item_under(
     such item in the document's order (a procedure's first step), not the best-scored. ``question``: the
     item that names most of its words ``parent`` lacks, when one names any.
     """
-    items = _items_under(candidates, parent, facts, units)
-    if first:
-        return min(items, key=lambda c: c.start, default=None)
-    return _naming_item(items, parent, question) or (items[0] if items else None)
-
-
-def _items_under(
-    candidates: list[_Candidate], parent: _Candidate, facts: list[str], units: list[frozenset[str]]
-) -> list[_Candidate]:
-    """The list items that belong to ``parent`` and carry a fact of a kind asked for, best first."""
-    return [
+    items = [
         c
         for c in candidates
         if c.chunk_index == parent.chunk_index and c.parent == parent.start and _carries_asked(c.text, facts, units)
     ]
+    if first:
+        return min(items, key=lambda c: c.start, default=None)
+    return _naming_item(items, parent, question) or (items[0] if items else None)
 
 
 def _naming_item(items: list[_Candidate], parent: _Candidate, question: str) -> _Candidate | None:
