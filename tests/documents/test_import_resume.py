@@ -65,17 +65,28 @@ def start(portal: Portal, *args: str) -> subprocess.Popen:
 
 
 def kill_when(condition: Callable[[], bool], processes: list[subprocess.Popen], timeout: float = TIMEOUT) -> None:
-    """SIGKILL every process as soon as ``condition()`` holds (fails if they finish or time runs out first)."""
+    """SIGKILL every process as soon as ``condition()`` holds (fails if they finish or time runs out first).
+
+    The processes are stopped (SIGSTOP) while ``condition()`` reads the database, so that what it saw is still
+    true when they are killed: a worker cannot finish its task between the look and the kill.
+    """
     deadline = time.monotonic() + timeout
     try:
-        while not condition():
+        while True:
+            for process in processes:
+                process.send_signal(signal.SIGSTOP)
+            if condition():
+                break
             assert all(p.poll() is None for p in processes), "a process ended before it could be interrupted"
             assert time.monotonic() < deadline, "the import never got half-way"
+            for process in processes:
+                process.send_signal(signal.SIGCONT)
             time.sleep(0.05)
     finally:
         for process in processes:
             if process.poll() is None:
                 process.send_signal(signal.SIGKILL)
+        for process in processes:
             process.wait(10)
 
 
