@@ -812,9 +812,10 @@ def _clips(word: Word, term: str) -> bool:
     return any(first.startswith(clipped[:cut]) and parts[1].startswith(clipped[cut:]) for cut in cuts)
 
 
-# The shortest reading matched from inside one of the analyser's words (starting or ending there), in a
-# question typed all in kana: しはんき, にっきん, and loanwords with the long-vowel mark (さーびす).
+# The shortest reading matched from inside one of the analyser's words, in a question typed all in kana.
 _OFF_CUT_READING = 4
+# The shortest loanword matched across the analyser's cuts: four kana with the long-vowel mark (さーびす).
+_LOANWORD_MIN = 4
 
 
 def _by_kana(folded: str, by_reading: _Readings) -> list[TermMatch]:
@@ -839,14 +840,12 @@ def _by_kana(folded: str, by_reading: _Readings) -> list[TermMatch]:
         i = 0
         while i <= len(run) - MIN_READING:
             # A match starts and ends where the analyser cuts the run: お客さんから is not 参加 (さん|から).
-            # Typed all in kana, the cuts are guesses: a reading of _OFF_CUT_READING kana or more that starts at
-            # a cut may end inside a word (にっきんで is cut にっき|んで, and にっきん is 日勤), though not one
-            # that starts inside a word too (かていきょうし holds no 提供), and a long-vowel mark in kana typed for
-            # a loanword splits the analyser's words (あんけーと: あん|けー|とっ|て).
+            # A long-vowel mark in kana typed for a loanword (あんけーと) splits the analyser's words
+            # (あん|けー|とっ|て): a span holding one may end inside a word.
             sizes = [
                 n
                 for n in range(min(MAX_READING, len(run) - i), MIN_READING - 1, -1)
-                if i + n in cuts or (kana_only and n >= _OFF_CUT_READING and (i in cuts or "ー" in run[i : i + n]))
+                if i + n in cuts or (kana_only and "ー" in run[i : i + n] and n >= _LOANWORD_MIN)
             ]
             if context is not None:
                 starts, ends, grammar = context

@@ -608,21 +608,6 @@ def test_a_reading_typed_in_kana_is_found_where_the_analyser_cut_the_kana_elsewh
     assert "四半期" in result.written_query
 
 
-def test_a_reading_typed_in_kana_is_found_where_the_analyser_cut_the_kana_after_it(ingest, employee):
-    """All in hiragana, にっきんで is cut にっき|んで: the reading of 日勤 ends inside the analyser's word,
-    and is still read as 日勤 (a question typed all in kana gives the analyser little context)."""
-    ingest(
-        text="# 年末年始\n\n## 特別手当\n年末年始に日勤で乗務した場合は1乗務につき3,000円、夜勤は4,500円を支給します。\n",
-        filename="newyear.md",
-    )
-    ingest(text="# 出張\n\n## 交通費\n出張の交通費は実費を支給します。\n", filename="travel.md")
-
-    result = search(user=employee, query="ねんまつねんしに、にっきんでのったらてあてはいくらもらえる？")
-
-    assert ("にっきん", "日勤") in {(m.word, m.term) for m in result.vocabulary}
-    assert "日勤" in result.written_query
-
-
 def test_a_compound_typed_with_okurigana_reaches_the_documents_spelling_without_it(ingest, employee):
     """The rules write 立替 and 届出; the employee types 立て替え and 届け出, which share no pair of
     characters with them for the keyword search. Same kanji in the same order, same reading: the
