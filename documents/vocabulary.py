@@ -233,7 +233,7 @@ def analyse(text: str, *, synonyms: bool = False) -> list[Word]:
                 continue
             word = _word(m, synonyms=synonyms)
             if word.noun:
-                parts = tuple(_word(part) for part in m.split(_split_mode_b())) if len(surface) > 2 else ()
+                parts = tuple(_word(part) for part in m.split(_split_modes().B)) if len(surface) > 2 else ()
                 word = replace(word, parts=parts if len(parts) > 1 else ())
             words.append(word)
     return words
@@ -349,7 +349,6 @@ def _kanji_stem(surface: str, dictionary: str, normalized: str) -> str:
     return kanji + surface[len(kana) :]
 
 
-_KATAKANA_CHAR = re.compile(f"[{KATAKANA}]")
 _KATAKANA_ONLY = re.compile(f"[{KATAKANA}]+")
 
 
@@ -364,15 +363,15 @@ def katakana_word_in(word: str, text: str) -> bool:
     スクリーン no クリーン, though their letters do."""
     for found in re.finditer(re.escape(word), text):
         start, end = found.start(), found.end()
-        while start and _KATAKANA_CHAR.match(text[start - 1]):
+        while start and is_katakana(text[start - 1]):
             start -= 1
-        while end < len(text) and _KATAKANA_CHAR.match(text[end]):
+        while end < len(text) and is_katakana(text[end]):
             end += 1
         if (start, end) == found.span():
             return True
         cuts, at = {0}, 0
         for m in _tokenizer().tokenize(text[start:end]):
-            for part in m.split(_split_mode_a()):
+            for part in m.split(_split_modes().A):
                 at += len(part.surface())
                 cuts.add(at)
         if found.start() - start in cuts and found.end() - start in cuts:
@@ -380,16 +379,11 @@ def katakana_word_in(word: str, text: str) -> bool:
     return False
 
 
-def _split_mode_a() -> Any:
+def _split_modes() -> Any:
+    """SudachiPy's split modes (A finest, B middle), imported when a word is first split."""
     from sudachipy import SplitMode
 
-    return SplitMode.A
-
-
-def _split_mode_b() -> Any:
-    from sudachipy import SplitMode
-
-    return SplitMode.B
+    return SplitMode
 
 
 def terms_of(words: list[Word]) -> list[TermInfo]:
