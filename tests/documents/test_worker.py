@@ -300,3 +300,44 @@ def test_a_new_version_uploaded_while_the_previous_one_is_indexed_cancels_it(por
     out = portal.manage("check_index")
     assert out.rstrip().endswith("consistent"), out
     assert "4,200円" in portal.answer_text()
+
+
+def test_a_second_indexing_process_on_an_embedded_chroma_directory_stops_at_once_and_says_why(portal, tmp_path):
+    """Two processes indexing into one embedded Chroma directory hung, both, silently; now the second one refuses."""
+    lock = portal.data_dir / "chroma" / "indexer.lock"
+    first = LoggedWorker(portal, "--sole-worker", "--interval", "0.2")
+    try:
+        first.wait_while(
+            lambda: not lock.exists() or f"pid {first.process.pid}" not in lock.read_text(),
+            "the worker never took the indexing lock",
+            timeout=60,
+        )
+
+        def run(*args: str) -> subprocess.CompletedProcess:
+            return subprocess.run(
+                portal.command(*args), env=portal.env, cwd=settings.BASE_DIR, capture_output=True, text=True, timeout=240
+            )  # fmt: skip
+
+        second = run("index_worker", "--batch", "--nice", "0")
+        assert second.returncode != 0
+        assert "an indexing worker (manage.py index_worker)" in second.stderr
+        assert f"pid {first.process.pid}" in second.stderr
+        assert "already indexes into the embedded Chroma directory" in second.stderr
+
+        tree = tmp_path / "tree"
+        tree.mkdir()
+        (tree / "travel.md").write_text(TRAVEL_V1, encoding="utf-8")
+        portal.python("owner.is_superuser = True\nowner.save()\n")
+        direct = run("import_documents", str(tree), "--owner", "owner")
+        assert direct.returncode != 0
+        assert "import_documents --queue" in direct.stderr  # what to do instead
+        assert portal.row("SELECT count(*) FROM documents_document") == (0,)  # nothing half-made
+
+        # Handed to the running worker instead, the same import goes live.
+        queued = run("import_documents", str(tree), "--owner", "owner", "--queue")
+        assert queued.returncode == 0, queued.stderr
+        assert live_status(portal) == ("ready", 1)
+    finally:
+        first.stop()
+    # The lock went with the killed worker: the next one runs.
+    assert "already indexes" not in portal.manage("index_worker", "--batch", "--nice", "0")

@@ -6,9 +6,10 @@ import time
 from typing import Any
 
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connections
 
+from documents.indexer_lock import IndexerBusyError, sole_indexer
 from documents.recovery import indexing_requeue, worker_id
 from ragportal.database_unavailable import DATABASE_UNAVAILABLE_ERRORS
 
@@ -24,7 +25,8 @@ class Command(BaseCommand):
         "django-tasks-db's db_worker. The worker runs at a lower CPU priority than the web server, so "
         "questions stay fast while a large document is embedded. When the database is locked for "
         "longer than its timeout or cannot be reached, the worker logs it, waits (backing off up to "
-        f"{MAX_BACKOFF_S:.0f} s) and carries on once the database is back."
+        f"{MAX_BACKOFF_S:.0f} s) and carries on once the database is back. On an embedded Chroma directory "
+        "it is the one indexing process: a second worker (or an import without --queue) stops with a message."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -40,6 +42,14 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["nice"]:
             os.nice(int(options["nice"]))
+        # An embedded Chroma directory takes one indexing process (documents.indexer_lock).
+        try:
+            with sole_indexer("an indexing worker (manage.py index_worker)"):
+                self._run(options)
+        except IndexerBusyError as exc:
+            raise CommandError(str(exc)) from None
+
+    def _run(self, options: dict[str, Any]) -> None:
         backoff = 1.0
         while True:
             try:

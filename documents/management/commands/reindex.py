@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db.models import QuerySet
 
+from documents.indexer_lock import IndexerBusyError, sole_indexer
 from documents.models import Document
 from documents.services import document_reindex
 
@@ -27,11 +30,22 @@ class Command(BaseCommand):
         missing = set(ids or []) - set(documents.values_list("pk", flat=True))
         if missing:
             raise CommandError(f"no document with id {', '.join(map(str, sorted(missing)))}")
+        # Indexing here, it is the embedded Chroma directory's one indexing process (documents.indexer_lock).
+        indexing = nullcontext() if options["queue"] else sole_indexer("a re-index (manage.py reindex)")
+        try:
+            with indexing:
+                failed = self._reindex(documents, queue=bool(options["queue"]))
+        except IndexerBusyError as exc:
+            raise CommandError(str(exc)) from None
+        if failed:
+            raise CommandError(f"{failed} document(s) failed to re-index")
+
+    def _reindex(self, documents: QuerySet[Document], *, queue: bool) -> int:
+        """Re-index ``documents`` (here, or queued), report each; the number that failed."""
         failed = 0
         for document in documents.order_by("pk"):
-            document_reindex(document=document, background=bool(options["queue"]))
+            document_reindex(document=document, background=queue)
             document.refresh_from_db()
             self.stdout.write(f"{document.status:8} {document.filename} {document.status_message}")
             failed += document.status == Document.Status.FAILED
-        if failed:
-            raise CommandError(f"{failed} document(s) failed to re-index")
+        return failed
