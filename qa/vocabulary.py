@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+import jaconv
 import numpy as np
 from django.conf import settings
 
@@ -158,6 +159,7 @@ def vocabulary_matches(text: str, *, version_ids: Sequence[int], english: bool |
         _by_spelling(words, vocabulary, df, folded, as_words=as_words, english=english)
         + _by_kana(folded, by_reading)
         + _by_word_reading(words, by_reading, vocabulary, df, latin=_Readings(vocabulary, as_words))
+        + (_by_romaji(text, words, by_reading) if english else [])
         + _by_kanji_spelling(text, lambda written: written_in(written, version_ids, starting_a_word=has_kanji(written)))
         + _by_okurigana(words, by_reading, vocabulary, df)
         + _by_clipping(words, vocabulary, df)
@@ -888,6 +890,54 @@ def _by_word_reading(
         term = (latin if word.surface.isascii() else by_reading).get(unvoiced(word.reading))
         if term is not None and term != word.surface:
             found.append(TermMatch(word=word.surface, term=term, via="reading"))
+    return found
+
+
+# A Latin word spelled as Japanese is read in the Hepburn romanisation: syllables of an optional consonant
+# (or sh, ch, ts, j, f, and y after a consonant) and a vowel, n before a consonant or at the end, and a
+# doubled consonant (sapporo). 「office」 and 「where」 are not such words.
+_ROMAJI = re.compile(r"(?:(?:[kgsztdnhbpmr]y?|sh|ch|ts|j|f|y|w)?[aeiou]|n(?![aeiouy])|([kgstdhbpmrfjc])(?=\1))+")
+# Long vowels are dropped in everyday romanisation (Tokyo: トウキョウ, Osaka: オオサカ).
+_LONG_O = "オコソトノホモヨロゴゾドボポョ"
+_LONG_U = "ウクスツヌフムユルグズヅブプュ"
+
+
+def _romaji_readings(word: str) -> list[str]:
+    """The katakana readings a romanised Japanese word may stand for, long vowels restored (at most 16)."""
+    if not _ROMAJI.fullmatch(word):
+        return []
+    kana = katakana(jaconv.alphabet2kana(word))
+    readings = [""]
+    for i, ch in enumerate(kana):
+        extended = [r + ch for r in readings]
+        if ch in _LONG_O or ch in _LONG_U:
+            extended += [r + ch + "ウ" for r in readings]
+        if ch == "オ" and i == 0:
+            extended += [r + ch + "オ" for r in readings]
+        readings = extended[:16]
+    return readings
+
+
+def _by_romaji(text: str, words: list[Word], by_reading: _Readings) -> list[TermMatch]:
+    """Kanji terms that a name in an English question spells in romaji: 「the Sendai clinic」 → 仙台, Tokyo → 東京.
+
+    A name is a capitalised word after the first (the first is capitalised as a sentence starts); its
+    reading is the analyser's when it knows the name, else its romanisation read as Japanese. Only
+    terms written with kanji are reached: a katakana term is an English word's own reading (hotel →
+    ホテル) and is matched as such above.
+    """
+    names = {m.group().lower() for m in re.finditer(r"(?<=\s)[A-Z][a-z]{2,}\b", text)}
+    found: list[TermMatch] = []
+    for word in words:
+        # Written in Latin letters by the documents too (a channel #attendance-tokyo), the name is still the place.
+        if word.surface not in names:
+            continue
+        readings = [word.reading] if word.reading != word.surface else _romaji_readings(word.surface)
+        for reading in readings:
+            term = by_reading.get(unvoiced(katakana(reading)))
+            if term is not None and has_kanji(term):
+                found.append(TermMatch(word=word.surface, term=term, via="reading"))
+                break
     return found
 
 

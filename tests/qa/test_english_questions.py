@@ -190,3 +190,41 @@ def test_an_english_question_in_a_schools_words_is_answered_from_its_rules(inges
     ).answer
     assert answer.answer_text != NOT_FOUND_MESSAGE_EN
     assert "1時間以内" in answer.answer_text
+
+
+# Two sites' parking rules, the same but for the place and the fee; the places are written in kanji only.
+PARKING = """# 駐車場利用規程
+
+## 仙台事業所
+仙台事業所の駐車場を利用する社員は、月額4,000円の駐車場代を給与から控除する。
+
+## 名古屋支店
+名古屋支店の駐車場を利用する社員は、月額9,000円の駐車場代を給与から控除する。
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "fee", "other"),
+    [
+        ("What is the monthly parking fee at the Sendai office?", "4,000円", "9,000円"),
+        ("What is the monthly parking fee at the Nagoya branch?", "9,000円", "4,000円"),
+    ],
+)
+def test_a_place_named_in_romaji_is_read_as_the_kanji_the_documents_write(ingest, employee, question, fee, other):
+    """Sendai and Nagoya are 仙台 and 名古屋: each question gets its own site's fee, not the other's."""
+    ingest(text=PARKING, filename="parking.md")
+    ingest(text="# 出張規程\n\n## 宿泊費\n国内出張の宿泊費は1泊12,000円を上限とします。\n", filename="travel.md")
+    answer = answer_question(user=employee, text=question).answer
+    assert answer.response_type == "answer"
+    assert fee in answer.answer_text and other not in answer.answer_text, answer.answer_text
+
+
+def test_romaji_is_read_only_where_it_spells_japanese_syllables():
+    from qa.vocabulary import _romaji_readings
+
+    assert "センダイ" in _romaji_readings("sendai")
+    assert "トウキョウ" in _romaji_readings("tokyo")  # the long vowels everyday romanisation drops
+    assert "オオサカ" in _romaji_readings("osaka")
+    assert "サッポロ" in _romaji_readings("sapporo")
+    for english in ("office", "where", "staff", "parking"):
+        assert _romaji_readings(english) == [], english
