@@ -147,7 +147,7 @@ _ASKED_UNITS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(rf"何時間|なんじかん|{_EN_COUNT}hours?\b"), frozenset({"hour", "minute"})),
     (
         re.compile(
-            r"何時|なんじ|営業時間|時間帯|受付時間|\bwhat time\b|\b(opening|business|lunch|office|service) hours\b"
+            r"何時|なんじ|営業時間|時間帯|受付時間|\bwhat time\b|\b(opening|business|lunch|office|service|core) hours\b"
         ),
         frozenset({"clock"}),
     ),

@@ -228,3 +228,29 @@ def test_romaji_is_read_only_where_it_spells_japanese_syllables():
     assert "サッポロ" in _romaji_readings("sapporo")
     for english in ("office", "where", "staff", "parking"):
         assert _romaji_readings(english) == [], english
+
+
+FLEXTIME = """# 勤務時間規程
+
+## 第22条（コアタイム）
+フレックスタイム制の従業員は、コアタイムには勤務しなければならない。
+２　コアタイムは、拠点ごとに次のとおりとする。
+- 東京本社：午前11時00分から午後3時00分まで
+- 福岡スタジオ：午前10時00分から午後2時00分まで
+３　拠点間出張中の従業員は、出張先拠点のコアタイムに従う。
+４　在宅勤務日のコアタイムは、所属拠点のコアタイムとする。
+
+## 第23条（コアタイムの不在）
+私用によりコアタイムに勤務できない場合は、前日までに勤怠システムから不在申請を行う。
+２　当日の体調不良等でやむを得ない場合は、コアタイム開始時刻までに所属拠点の勤怠チャンネル（東京本社は #attendance-tokyo、福岡スタジオは #attendance-fukuoka）へ投稿する。
+"""
+
+
+def test_core_hours_are_answered_with_the_named_offices_times(ingest, employee):
+    """Tokyo is 東京: the Tokyo office's line is quoted, not the rule's lead-in alone or Fukuoka's hours."""
+    ingest(text=FLEXTIME, filename="working_hours.md")
+    ingest(text="# 出張規程\n\n## 宿泊費\n国内出張の宿泊費は1泊12,000円を上限とします。\n", filename="travel.md")
+    answer = answer_question(user=employee, text="What are the core hours at the Tokyo office?").answer
+    assert answer.response_type == "answer"
+    assert "午前11時00分から午後3時00分" in answer.answer_text, answer.answer_text
+    assert "午前10時00分" not in answer.answer_text, answer.answer_text

@@ -234,6 +234,7 @@ def test_a_question_naming_no_kind_of_number_takes_any() -> None:
     ("question", "units"),
     [
         ("What are the lunch hours of the staff cafeteria?", [frozenset({"clock"})]),
+        ("What are the core hours at the Tokyo office?", [frozenset({"clock"})]),  # a flextime's fixed hours
         ("Until what age of my child can I take childcare leave?", [frozenset({"age"})]),
         ("On what day of the month is salary paid?", [frozenset({"day"})]),
         ("How many days do I have to submit it?", [frozenset({"day", "business_day"})]),
