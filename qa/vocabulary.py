@@ -894,7 +894,7 @@ def _by_word_reading(
 
 
 # A Latin word spelled as Japanese is read in the Hepburn romanisation: syllables of an optional consonant
-# (or sh, ch, ts, j, f, and y after a consonant) and a vowel, n before a consonant or at the end, and a
+# (or sh, ch, ts, j, f, y, w, or a consonant with y) and a vowel, n before a consonant or at the end, and a
 # doubled consonant (sapporo). 「office」 and 「where」 are not such words.
 _ROMAJI = re.compile(r"(?:(?:[kgsztdnhbpmr]y?|sh|ch|ts|j|f|y|w)?[aeiou]|n(?![aeiouy])|([kgstdhbpmrfjc])(?=\1))+")
 # Long vowels are dropped in everyday romanisation (Tokyo: トウキョウ, Osaka: オオサカ).
@@ -921,8 +921,8 @@ def _romaji_readings(word: str) -> list[str]:
 def _by_romaji(text: str, words: list[Word], by_reading: _Readings) -> list[TermMatch]:
     """Kanji terms that a name in an English question spells in romaji: 「the Sendai clinic」 → 仙台, Tokyo → 東京.
 
-    A name is a capitalised word after the first (the first is capitalised as a sentence starts); its
-    reading is the analyser's when it knows the name, else its romanisation read as Japanese. Only
+    A name is a capitalised word of three letters or more not at the question's start (where any word is
+    capitalised); its reading is the analyser's when it knows the name, else its romanisation read as Japanese. Only
     terms written with kanji are reached: a katakana term is an English word's own reading (hotel →
     ホテル) and is matched as such above.
     """
