@@ -20,12 +20,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from django.conf import settings
+from django.core.management.base import CommandError
 
 LOCK_FILE = "indexer.lock"
 
 
-class IndexerBusyError(Exception):
-    """Another process indexes into the embedded Chroma directory; ``holder`` says which."""
+class IndexerBusyError(CommandError):
+    """Another process indexes into the embedded Chroma directory; ``holder`` says which.
+
+    A command error: the management command that meets it stops with this message and exit status 1.
+    """
 
     def __init__(self, holder: str, directory: Path) -> None:
         self.holder, self.directory = holder, directory

@@ -33,13 +33,15 @@ CHAT_TOOL = """# チャットツールの設定
 """
 
 QUESTION = "Do I have to answer chat messages outside my working hours?"
+# A page on something else, so that a question has more than one document to choose from.
+TRAVEL = "# 出張規程\n\n## 宿泊費\n国内出張の宿泊費は1泊12,000円を上限とします。\n"
 
 
 @pytest.fixture
 def handbook(ingest):
     ingest(text=COMMUNICATION, filename="communication.md")
     ingest(text=CHAT_TOOL, filename="chat_tool.md")
-    ingest(text="# 出張規程\n\n## 宿泊費\n国内出張の宿泊費は1泊12,000円を上限とします。\n", filename="travel.md")
+    ingest(text=TRAVEL, filename="travel.md")
 
 
 def test_an_english_question_finds_the_japanese_page_that_answers_it_not_the_page_sharing_its_english_words(
@@ -213,7 +215,7 @@ PARKING = """# 駐車場利用規程
 def test_a_place_named_in_romaji_is_read_as_the_kanji_the_documents_write(ingest, employee, question, fee, other):
     """Sendai and Nagoya are 仙台 and 名古屋: each question gets its own site's fee, not the other's."""
     ingest(text=PARKING, filename="parking.md")
-    ingest(text="# 出張規程\n\n## 宿泊費\n国内出張の宿泊費は1泊12,000円を上限とします。\n", filename="travel.md")
+    ingest(text=TRAVEL, filename="travel.md")
     answer = answer_question(user=employee, text=question).answer
     assert answer.response_type == "answer"
     assert fee in answer.answer_text and other not in answer.answer_text, answer.answer_text
@@ -249,7 +251,7 @@ FLEXTIME = """# 勤務時間規程
 def test_core_hours_are_answered_with_the_named_offices_times(ingest, employee):
     """Tokyo is 東京: the Tokyo office's line is quoted, not the rule's lead-in alone or Fukuoka's hours."""
     ingest(text=FLEXTIME, filename="working_hours.md")
-    ingest(text="# 出張規程\n\n## 宿泊費\n国内出張の宿泊費は1泊12,000円を上限とします。\n", filename="travel.md")
+    ingest(text=TRAVEL, filename="travel.md")
     answer = answer_question(user=employee, text="What are the core hours at the Tokyo office?").answer
     assert answer.response_type == "answer"
     assert "午前11時00分から午後3時00分" in answer.answer_text, answer.answer_text

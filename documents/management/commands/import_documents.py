@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from documents.importing import import_directory
-from documents.indexer_lock import IndexerBusyError, sole_indexer
+from documents.indexer_lock import sole_indexer
 from documents.progress import ImportProgress
 from documents.services import sentence_vectors_pending
 
@@ -63,18 +63,10 @@ class Command(BaseCommand):
             self._say("storing the files and queueing them for the indexing workers (manage.py index_worker)")
         # Indexing here, it is the embedded Chroma directory's one indexing process (documents.indexer_lock).
         indexing = nullcontext() if options["queue"] else sole_indexer("an import (manage.py import_documents)")
-        try:
-            with indexing, ImportProgress(self._say, interval=settings.RAG_PROGRESS_INTERVAL_S) as progress:
-                report = import_directory(
-                    directory,
-                    owner=owner,
-                    groups=groups,
-                    progress=progress,
-                    include=include,
-                    queue=bool(options["queue"]),
-                )
-        except IndexerBusyError as exc:
-            raise CommandError(str(exc)) from None
+        with indexing, ImportProgress(self._say, interval=settings.RAG_PROGRESS_INTERVAL_S) as progress:
+            report = import_directory(
+                directory, owner=owner, groups=groups, progress=progress, include=include, queue=bool(options["queue"])
+            )
         if report.created or report.updated or report.resumed:
             self._say(progress.finished())
         for label, names_ in (

@@ -6,10 +6,10 @@ import time
 from typing import Any
 
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 from django.db import connections
 
-from documents.indexer_lock import IndexerBusyError, sole_indexer
+from documents.indexer_lock import sole_indexer
 from documents.recovery import indexing_requeue, worker_id
 from ragportal.database_unavailable import DATABASE_UNAVAILABLE_ERRORS
 
@@ -43,11 +43,8 @@ class Command(BaseCommand):
         if options["nice"]:
             os.nice(int(options["nice"]))
         # An embedded Chroma directory takes one indexing process (documents.indexer_lock).
-        try:
-            with sole_indexer("an indexing worker (manage.py index_worker)"):
-                self._run(options)
-        except IndexerBusyError as exc:
-            raise CommandError(str(exc)) from None
+        with sole_indexer("an indexing worker (manage.py index_worker)"):
+            self._run(options)
 
     def _run(self, options: dict[str, Any]) -> None:
         backoff = 1.0

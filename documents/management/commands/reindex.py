@@ -6,7 +6,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import QuerySet
 
-from documents.indexer_lock import IndexerBusyError, sole_indexer
+from documents.indexer_lock import sole_indexer
 from documents.models import Document
 from documents.services import document_reindex
 
@@ -32,11 +32,8 @@ class Command(BaseCommand):
             raise CommandError(f"no document with id {', '.join(map(str, sorted(missing)))}")
         # Indexing here, it is the embedded Chroma directory's one indexing process (documents.indexer_lock).
         indexing = nullcontext() if options["queue"] else sole_indexer("a re-index (manage.py reindex)")
-        try:
-            with indexing:
-                failed = self._reindex(documents, queue=bool(options["queue"]))
-        except IndexerBusyError as exc:
-            raise CommandError(str(exc)) from None
+        with indexing:
+            failed = self._reindex(documents, queue=bool(options["queue"]))
         if failed:
             raise CommandError(f"{failed} document(s) failed to re-index")
 
