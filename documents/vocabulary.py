@@ -359,8 +359,8 @@ def is_katakana(text: str) -> bool:
 
 def katakana_word_in(word: str, text: str) -> bool:
     """Whether katakana ``word`` is written in ``text`` as a word: alone, or as a part of a longer katakana
-    word as the analyser splits it finest (ノー|ネクタイ, ヘルプ|デスク). クランチ holds no ランチ and
-    スクリーン no クリーン, though their letters do."""
+    word as the analyser cuts it into words (ポモドーロ|テクニック) and splits them finest (ノー|ネクタイ,
+    ヘルプ|デスク). クランチ holds no ランチ and スクリーン no クリーン, though their letters do."""
     for found in re.finditer(re.escape(word), text):
         start, end = found.start(), found.end()
         while start and is_katakana(text[start - 1]):
@@ -371,7 +371,8 @@ def katakana_word_in(word: str, text: str) -> bool:
             return True
         cuts, at = {0}, 0
         for m in _tokenizer().tokenize(text[start:end]):
-            for part in m.split(_split_modes().A):
+            # A word the analyser cannot split further (テクニック) is given back as no parts: it is one.
+            for part in m.split(_split_modes().A) or [m]:
                 at += len(part.surface())
                 cuts.add(at)
         if found.start() - start in cuts and found.end() - start in cuts:

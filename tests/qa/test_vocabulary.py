@@ -913,6 +913,9 @@ def test_a_loanword_of_its_own_is_not_taken_for_a_clipping_by_chance(ingest, emp
         ("ランチ", "ランチ補助", False),
         ("ネクタイ", "ノーネクタイ", False),  # a part of a katakana compound, as the analyser splits it
         ("デスク", "ヘルプデスク", False),
+        # Two words the analyser cuts apart (no finer split of either): each is written as a word.
+        ("ポモドーロ", "ポモドーロテクニック", False),
+        ("テクニック", "ポモドーロテクニック", False),
         ("食堂", "社員食堂", False),  # kanji: a compound's part is the word
     ],
 )
