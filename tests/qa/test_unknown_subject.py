@@ -179,14 +179,15 @@ def test_a_katakana_subject_is_mentioned_only_where_it_is_written_as_a_word() ->
     lunch = replace(TRAVEL, text="社員ランチは1食500円で、給与から天引きします。")
     assert not unknown_subject("社員食堂のランチって1食いくらですか？", [lunch])
     assert not unknown_subject("ランチって1食いくら？", [crunch], written_as_word=lambda word: word == "ランチ")
-
-
-def test_a_katakana_subject_written_as_the_first_word_of_a_compound_is_mentioned() -> None:
-    """The analyser reads ポモドーロテクニック as two words it cannot split further: ポモドーロ is written as a word
-    there, and a question about it is about something the documents mention (it was turned away as not found)."""
-    focus = replace(TRAVEL, text="ポモドーロテクニックは、25分の作業と5分の休憩を繰り返す時間管理の方法です。")
-    assert not unknown_subject("ポモドーロってどういうやり方？", [focus], written_as_word=lambda word: False)
-    assert not unknown_subject("テクニックって何？", [focus], written_as_word=lambda word: False)
     # A part of a katakana compound, as the analyser splits it, is written as a word: ノー|ネクタイ.
     summer = replace(TRAVEL, text="6月から9月までは、ノーネクタイ・上着なしで勤務できます。")
     assert not unknown_subject("ネクタイは外していいですか？", [summer], written_as_word=lambda word: False)
+
+
+def test_a_katakana_subject_written_as_either_word_of_a_two_word_compound_is_mentioned() -> None:
+    """The analyser reads ポモドーロテクニック as two words it cannot split further: ポモドーロ is written as a word
+    there (and テクニック), and a question about it is about something the documents mention (it was turned away as
+    not found)."""
+    focus = replace(TRAVEL, text="ポモドーロテクニックは、25分の作業と5分の休憩を繰り返す時間管理の方法です。")
+    assert not unknown_subject("ポモドーロってどういうやり方？", [focus], written_as_word=lambda word: False)
+    assert not unknown_subject("テクニックって何？", [focus], written_as_word=lambda word: False)
