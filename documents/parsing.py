@@ -142,7 +142,7 @@ class ParsedDocument:
     headings: list[Heading] = field(default_factory=list)
     kind: str = "txt"
     encoding: str = ""
-    # The title the file declares (Markdown front matter), or "".
+    # The title the file declares (Markdown front matter, a plain-text file's first line), or "".
     title: str = ""
 
 
@@ -248,7 +248,7 @@ def _parse_text_kind(kind: str, data: bytes, *, max_chars: int | None) -> Parsed
             text = f"# {single_line(page.title)}\n"
         headings, title = _markdown_headings(text), page.title
     else:
-        text, headings = raw, _plain_text_headings(raw)
+        text, headings, title = raw, _plain_text_headings(raw), _plain_text_title(raw)
     return ParsedDocument(text=text, headings=headings, kind=kind, encoding=encoding, title=title)
 
 
@@ -335,6 +335,28 @@ def _plain_text_headings(text: str) -> list[Heading]:
         Heading(level=1 if m.group(1) == "章" else 2, title=single_line(m.group(0)), start=m.start())
         for m in _TXT_HEADING.finditer(text)
     ]
+
+
+_SENTENCE_END = re.compile(r"[。．！？!?]")
+# A banner framed by decoration (「■■ お知らせ ■■」, 「=== 社内報 ===」) announces the kind of notice, not its title.
+_DECORATION = "■□◆◇▼▽▶▷◀◁◎★☆●○▲△=＝*＊#＃~～〜_＿+＋─━-－"
+_DECORATION_CLASS = "[" + re.escape(_DECORATION) + "]"
+_BANNER = re.compile(rf"^{_DECORATION_CLASS}+[^\n]*?{_DECORATION_CLASS}+$|^(?:{_DECORATION_CLASS}|\s)+$")
+_MAX_TITLE_LINE = 100
+
+
+def _plain_text_title(text: str) -> str:
+    """The title a plain-text file gives itself: its first line, or the line after a banner (「■■ お知らせ ■■」).
+
+    "" when that line is long or ends a sentence (the file opens with its text).
+    """
+    lines = [line.strip() for line in text.splitlines() if line.strip()][:2]
+    titles = [line for line in lines if len(line) <= _MAX_TITLE_LINE and not _SENTENCE_END.search(line[-1])]
+    if not lines or lines[0] not in titles:
+        return ""
+    if _BANNER.match(lines[0]) and len(titles) == 2:
+        return single_line(titles[1].strip(_DECORATION + " \u3000"))
+    return single_line(lines[0].strip(_DECORATION + " \u3000"))
 
 
 # An article of Japanese regulations (就業規則, 規程), however the file marks it up: 「第15条（年次有給休暇）」

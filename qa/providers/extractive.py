@@ -425,6 +425,16 @@ _ARTICLE_TITLE = re.compile(
 )
 
 
+# A label in lenticular brackets alone on its line (「【申請期限】」, in a plain-text notice) heads its section too.
+_BRACKET_LABEL = re.compile(r"【[^【】\n]{1,30}】")
+_DECORATION = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+def _bare(line: str) -> str:
+    """A line as a title is named: folded, without the marks and brackets around it (「【申請期限】」 → 申請期限)."""
+    return _DECORATION.sub("", fold(line).strip())
+
+
 def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, meanings: _Meanings) -> list[_Sentence]:
     """The sentences of one chunk, each with its meaning and the heading it stands under; table rows with their header.
 
@@ -437,12 +447,19 @@ def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, meanings: _Meaning
     header: tuple[str, ...] = ()
     parents = _ListParents()
     position_of = {span.start: position for position, span in enumerate(spans)}
+    # The document's title and its section headings, however the file marked them (a plain-text line, 【申請期限】).
+    names = {_bare(name) for name in [chunk.title, *chunk.section.split(">")]} - {""}
     # The heading a sentence stands under: the chunk's own section until a heading line follows.
     under, under_meaning = tokens(chunk.section.rsplit(">", 1)[-1]), 0.0
     for position, sentence in enumerate(spans):
         text = chunk.text[sentence.start : sentence.end]
         meaning = meanings.of(position)
-        heading = sentence.heading or bool(_BOLD_LINE.fullmatch(text.strip()) or _ARTICLE_TITLE.fullmatch(text.strip()))
+        heading = (
+            sentence.heading
+            or bool(_BOLD_LINE.fullmatch(text.strip()) or _ARTICLE_TITLE.fullmatch(text.strip()))
+            or bool(_BRACKET_LABEL.fullmatch(text.strip()))
+            or (not sentence.terminated and _bare(text) in names)
+        )
         if heading:
             under, under_meaning = tokens(text), meaning
         row = bool(TABLE_ROW.match(text))

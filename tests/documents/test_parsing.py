@@ -138,6 +138,18 @@ def test_plain_text_chapter_lines_are_headings() -> None:
     assert _heading_lines(doc) == ["第1章\u3000総則", "第1節 目的", "第2章 休暇"]
 
 
+def test_plain_text_title_is_the_line_after_a_banner_or_a_rule() -> None:
+    notice = "■■ お知らせ ■■\n2026年度 予防接種 費用補助の申請受付を開始します\n\n今年度も費用を補助します。\n"
+    assert parse_file("notice.txt", notice.encode()).title == "2026年度 予防接種 費用補助の申請受付を開始します"
+    assert (
+        parse_file("faq.txt", "==========\n社内FAQ よくある質問\n==========\n".encode()).title == "社内FAQ よくある質問"
+    )
+    # A banner with nothing like a title after it is the title, without its decoration.
+    assert parse_file("rules.txt", "■ 就業規則 ■\n\n本文。\n".encode()).title == "就業規則"
+    # A file that opens with its text declares no title (the document is titled by its first line, as before).
+    assert parse_file("memo.txt", "来週の会議は中止です。\n".encode()).title == ""
+
+
 def test_plain_text_sentence_mentioning_a_chapter_is_not_a_heading() -> None:
     doc = parse_file("a.txt", "詳細は第3章を参照してください。\n第3章を参照のこと。\n".encode())
     assert doc.headings == []

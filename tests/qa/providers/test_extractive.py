@@ -856,3 +856,26 @@ def test_an_article_title_or_the_date_a_rule_takes_effect_is_no_fact_that_comple
     chunk = make_chunk(0, RAISES, "pay.txt", "第16条（昇給）")
     answer = ExtractiveProvider().generate("4月の昇給で号俸っていくつ上がるんですか？", [chunk])
     assert "第16条" not in answer.text and "施行" not in answer.text
+
+
+NOTICE_TITLE = "2026年度 予防接種 費用補助の申請受付を開始します"
+NOTICE_TEXT = (
+    f"■■ お知らせ ■■\n{NOTICE_TITLE}\n\n今年度も予防接種の費用を補助します。\n\n"
+    "【補助額】\n上限は1人3,000円です。\n\n【申請期限】\n2027年2月15日までに申請してください。\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "answering"),
+    [
+        ("補助の申請期限はいつ？", "2027年2月15日までに申請してください。"),
+        ("補助額はいくら？", "上限は1人3,000円です。"),
+    ],
+)
+def test_a_title_line_or_a_bracketed_label_does_not_answer(question, answering):
+    # A plain-text notice: its title line and 【label】 lines name what the sentences under them are about. Read as
+    # sentences, 「【申請期限】」 answered the deadline question (with the amount) and the date was not quoted.
+    chunk = replace(make_chunk(0, NOTICE_TEXT, "notice.txt"), title=NOTICE_TITLE)
+    quoted = [b.text.strip() for b in ExtractiveProvider().generate(question, [chunk]).blocks]
+    assert quoted[0] == answering
+    assert NOTICE_TITLE not in quoted
