@@ -427,12 +427,12 @@ _ARTICLE_TITLE = re.compile(
 
 # A label in lenticular brackets alone on its line (「【申請期限】」, in a plain-text notice) heads its section too.
 _BRACKET_LABEL = re.compile(r"【[^【】\n]{1,30}】")
-_DECORATION = re.compile(r"^[\W_]+|[\W_]+$")
+_MARKS_AROUND = re.compile(r"^[\W_]+|[\W_]+$")
 
 
 def _bare(line: str) -> str:
     """A line as a title is named: folded, without the marks and brackets around it (「【申請期限】」 → 申請期限)."""
-    return _DECORATION.sub("", fold(line).strip())
+    return _MARKS_AROUND.sub("", fold(line).strip())
 
 
 def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, meanings: _Meanings) -> list[_Sentence]:

@@ -35,6 +35,7 @@ NOTICE = """■■ お知らせ ■■
 """
 
 
+# The rest of a small company's documents: what the notice's words are told apart from.
 OTHERS = {
     "travel.md": "# 出張規程\n\n## 宿泊費\n国内出張の宿泊費は1泊12,000円を上限とします。\n",
     "leave.md": "# 休暇規程\n\n## 年次有給休暇\n入社6か月後に10日を付与します。申請は前日までに上長へ行います。\n",

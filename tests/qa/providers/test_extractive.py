@@ -874,7 +874,7 @@ NOTICE_TEXT = (
 )
 def test_a_title_line_or_a_bracketed_label_does_not_answer(question, answering):
     # A plain-text notice: its title line and 【label】 lines name what the sentences under them are about. Read as
-    # sentences, 「【申請期限】」 answered the deadline question (with the amount) and the date was not quoted.
+    # sentences, the deadline question got the amount and 「【申請期限】」, and the date was not quoted.
     chunk = replace(make_chunk(0, NOTICE_TEXT, "notice.txt"), title=NOTICE_TITLE)
     quoted = [b.text.strip() for b in ExtractiveProvider().generate(question, [chunk]).blocks]
     assert quoted[0] == answering
