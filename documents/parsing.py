@@ -36,6 +36,7 @@ from documents.textnorm import (
     normalize_newlines,
     single_line,
 )
+from ragportal.text import TERMINATORS
 
 if TYPE_CHECKING:
     from docx.oxml.xmlchemy import BaseOxmlElement
@@ -337,7 +338,6 @@ def _plain_text_headings(text: str) -> list[Heading]:
     ]
 
 
-_SENTENCE_END = re.compile(r"[。．！？!?]")
 # A banner framed by decoration (「■■ お知らせ ■■」, 「=== 社内報 ===」) announces the kind of notice, not its title.
 _DECORATION = "■□◆◇▼▽▶▷◀◁◎★☆●○▲△=＝*＊#＃~～〜_＿+＋─━-－"
 _DECORATION_CLASS = "[" + re.escape(_DECORATION) + "]"
@@ -351,12 +351,11 @@ def _plain_text_title(text: str) -> str:
     "" when that line is long or ends a sentence (the file opens with its text).
     """
     lines = [line.strip() for line in text.splitlines() if line.strip()][:2]
-    titles = [line for line in lines if len(line) <= _MAX_TITLE_LINE and not _SENTENCE_END.search(line[-1])]
+    titles = [line for line in lines if len(line) <= _MAX_TITLE_LINE and line[-1] not in TERMINATORS]
     if not lines or lines[0] not in titles:
         return ""
-    if _BANNER.match(lines[0]) and len(titles) == 2:
-        return single_line(titles[1].strip(_DECORATION + " \u3000"))
-    return single_line(lines[0].strip(_DECORATION + " \u3000"))
+    title = titles[1] if _BANNER.match(lines[0]) and len(titles) == 2 else lines[0]
+    return single_line(title.strip(_DECORATION + " \u3000"))
 
 
 # An article of Japanese regulations (就業規則, 規程), however the file marks it up: 「第15条（年次有給休暇）」

@@ -151,8 +151,9 @@ _CLOSERS = frozenset(_PAIRS.values())
 # Closing marks a sentence keeps after its terminator ("。」", 'stop."'); ASCII quotes are
 # ambiguous (they open as well as close), so they only ever trail.
 _TRAILING_CLOSERS = _CLOSERS | frozenset("\"'’")
-_TERMINATORS = frozenset("。！？!?．")
-_TAIL_MARKS = _TERMINATORS | frozenset("…‥")
+# The marks that end a sentence.
+TERMINATORS = frozenset("。！？!?．")
+_TAIL_MARKS = TERMINATORS | frozenset("…‥")
 _SCAN_RE = re.compile("[.。！？!?．" + re.escape("".join(_PAIRS) + "".join(_PAIRS.values())) + "]")
 _ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "mr", "mrs", "ms", "dr", "vs", "no", "p", "pp", "fig"})
 # Line decoration that is not part of the sentence: Markdown headings, bullets,

@@ -454,11 +454,11 @@ def _chunk_sentences(chunk_index: int, chunk: RetrievedChunk, meanings: _Meaning
     for position, sentence in enumerate(spans):
         text = chunk.text[sentence.start : sentence.end]
         meaning = meanings.of(position)
+        line = text.strip()
         heading = (
             sentence.heading
-            or bool(_BOLD_LINE.fullmatch(text.strip()) or _ARTICLE_TITLE.fullmatch(text.strip()))
-            or bool(_BRACKET_LABEL.fullmatch(text.strip()))
-            or (not sentence.terminated and _bare(text) in names)
+            or any(label.fullmatch(line) for label in (_BOLD_LINE, _ARTICLE_TITLE, _BRACKET_LABEL))
+            or (not sentence.terminated and _bare(line) in names)
         )
         if heading:
             under, under_meaning = tokens(text), meaning
