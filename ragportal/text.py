@@ -154,7 +154,7 @@ _TRAILING_CLOSERS = _CLOSERS | frozenset("\"'’")
 # The marks that end a sentence.
 TERMINATORS = frozenset("。！？!?．")
 _TAIL_MARKS = TERMINATORS | frozenset("…‥")
-_SCAN_RE = re.compile("[.。！？!?．" + re.escape("".join(_PAIRS) + "".join(_PAIRS.values())) + "]")
+_SCAN_RE = re.compile("[." + re.escape("".join(sorted(TERMINATORS)) + "".join(_PAIRS) + "".join(_PAIRS.values())) + "]")
 _ABBREVIATIONS = frozenset({"e.g", "i.e", "etc", "mr", "mrs", "ms", "dr", "vs", "no", "p", "pp", "fig"})
 # Line decoration that is not part of the sentence: Markdown headings, bullets,
 # numbered items ("1. ", "(2) ", "３．"), circled numbers. A Markdown bullet (-, *, +) is
